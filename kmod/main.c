@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rdmalock: distributed locks over RDMA for in-kernel clients.
+ *
+ * Module entry and exit. Bring-up order is: watch RDMA devices, then open
+ * the control device to userspace; tear-down is the reverse, so that no
+ * ioctl can run against a half-torn-down module.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+
+#include "rdmalock-pri.h"
+
+static int __init rdmalock_init(void)
+{
+	int ret;
+
+	ret = rdmalock_devices_init();
+	if (ret)
+		return ret;
+
+	ret = rdmalock_chardev_init();
+	if (ret)
+		goto err_devices;
+
+	pr_info("loaded, ABI version %d\n", RDMALOCK_ABI_VERSION);
+	return 0;
+
+err_devices:
+	rdmalock_devices_exit();
+	return ret;
+}
+
+static void __exit rdmalock_exit(void)
+{
+	rdmalock_chardev_exit();
+	rdmalock_devices_exit();
+	pr_info("unloaded\n");
+}
+
+module_init(rdmalock_init);
+module_exit(rdmalock_exit);
+
+MODULE_DESCRIPTION("Distributed locks over RDMA (ALock, ShiftLock, DSLR)");
+MODULE_LICENSE("GPL");

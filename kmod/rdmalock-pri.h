@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * rdmalock: declarations private to the module, shared between its files.
+ */
+#ifndef RDMALOCK_PRI_H
+#define RDMALOCK_PRI_H
+
+#include <linux/fs.h>
+#include <linux/rdmalock.h>
+
+/*
+ * Internals that the KUnit suites call are exported to them, and only to
+ * them, when the kernel has KUnit; otherwise they stay static.
+ */
+#if IS_ENABLED(CONFIG_KUNIT)
+#include <kunit/visibility.h>
+#else
+#define VISIBLE_IF_KUNIT static
+#define EXPORT_SYMBOL_IF_KUNIT(symbol)
+#endif
+
+/* devices.c: the RDMA devices this module sees, through its ib_client. */
+int rdmalock_devices_init(void);
+void rdmalock_devices_exit(void);
+u32 rdmalock_devices_snapshot(struct rdmalock_device_info *info, u32 max);
+
+/* chardev.c: /dev/rdmalock. */
+int rdmalock_chardev_init(void);
+void rdmalock_chardev_exit(void);
+#if IS_ENABLED(CONFIG_KUNIT)
+long rdmalock_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
+#endif
+
+#endif /* RDMALOCK_PRI_H */

@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rdmalockctl: configure and inspect rdmalock through /dev/rdmalock.
+ *
+ * Exit status: 0 on success, 1 when the kernel refused or failed the
+ * request (the errno is printed), 2 on a usage error.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <linux/rdmalock.h>
+
+#define EXIT_USAGE	2
+
+static const char *device_path = RDMALOCK_DEVICE_PATH;
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: rdmalockctl [-d DEVICE] COMMAND\n"
+		"\n"
+		"commands:\n"
+		"  version   ABI version and features of the loaded module\n"
+		"  status    RDMA devices (port state, atomics) and lock domains\n"
+		"\n"
+		"options:\n"
+		"  -d, --device PATH   control device (default %s)\n"
+		"  -h, --help          this text\n",
+		RDMALOCK_DEVICE_PATH);
+}
+
+static int open_device(void)
+{
+	int fd = open(device_path, O_RDWR | O_CLOEXEC);
+
+	if (fd < 0)
+		fprintf(stderr, "rdmalockctl: %s: %s%s\n", device_path,
+			strerror(errno),
+			errno == ENOENT ? " (is rdmalock.ko loaded?)" : "");
+	return fd;
+}
+
+static int do_ioctl(int fd, unsigned long cmd, void *arg, const char *what)
+{
+	if (ioctl(fd, cmd, arg) == 0)
+		return 0;
+	fprintf(stderr, "rdmalockctl: %s: %s\n", what, strerror(errno));
+	return -1;
+}
+
+static const char *port_state_name(unsigned int state)
+{
+	static const char * const names[] = {
+		[RDMALOCK_PORT_NOP] = "NOP",
+		[RDMALOCK_PORT_DOWN] = "DOWN",
+		[RDMALOCK_PORT_INIT] = "INIT",
+		[RDMALOCK_PORT_ARMED] = "ARMED",
+		[RDMALOCK_PORT_ACTIVE] = "ACTIVE",
+		[RDMALOCK_PORT_ACTIVE_DEFER] = "ACTIVE_DEFER",
+	};
+
+	return state < sizeof(names) / sizeof(names[0]) ? names[state] : "?";
+}
+
+static const char *link_layer_name(unsigned int ll)
+{
+	switch (ll) {
+	case RDMALOCK_LINK_INFINIBAND:
+		return "InfiniBand";
+	case RDMALOCK_LINK_ETHERNET:
+		return "Ethernet";
+	default:
+		return "unspecified";
+	}
+}
+
+static const char *atomic_cap_name(unsigned int cap)
+{
+	switch (cap) {
+	case RDMALOCK_ATOMIC_HCA:
+		return "HCA";
+	case RDMALOCK_ATOMIC_GLOB:
+		return "GLOB";
+	default:
+		return "none";
+	}
+}
+
+static int cmd_version(int fd)
+{
+	struct rdmalock_version v = { .size = sizeof(v) };
+
+	if (do_ioctl(fd, RDMALOCK_IOC_VERSION, &v, "VERSION"))
+		return 1;
+	printf("module ABI %u, rdmalockctl ABI %u\n", v.abi_version,
+	       RDMALOCK_ABI_VERSION);
+	printf("features:%s\n",
+	       v.features & RDMALOCK_FEAT_DEVICE_STATUS ? " device-status" : "");
+	if (v.abi_version != RDMALOCK_ABI_VERSION) {
+		fprintf(stderr, "rdmalockctl: ABI mismatch; rebuild the tool\n");
+		return 1;
+	}
+	return 0;
+}
+
+static void print_device(const struct rdmalock_device_info *d)
+{
+	unsigned long long g = d->node_guid;
+	unsigned int p, nports;
+
+	printf("  %s  guid %04llx:%04llx:%04llx:%04llx  atomics %s  ports %u\n",
+	       d->name, g >> 48, (g >> 32) & 0xffff, (g >> 16) & 0xffff,
+	       g & 0xffff, atomic_cap_name(d->atomic_cap), d->num_ports);
+	nports = d->num_ports < RDMALOCK_MAX_PORTS ? d->num_ports : RDMALOCK_MAX_PORTS;
+	for (p = 0; p < nports; p++) {
+		const struct rdmalock_port_info *pi = &d->ports[p];
+
+		printf("    port %u: %s (phys %u) %s mtu %u\n", pi->port_num,
+		       port_state_name(pi->state), pi->phys_state,
+		       link_layer_name(pi->link_layer), pi->active_mtu);
+	}
+}
+
+static int cmd_status(int fd)
+{
+	struct rdmalock_device_info devs[RDMALOCK_MAX_DEVICES];
+	struct rdmalock_status s = {
+		.size = sizeof(s),
+		.devices = (unsigned long)devs,
+		.max_devices = RDMALOCK_MAX_DEVICES,
+	};
+	unsigned int i, n;
+
+	if (do_ioctl(fd, RDMALOCK_IOC_STATUS, &s, "STATUS"))
+		return 1;
+	n = s.num_devices < s.max_devices ? s.num_devices : s.max_devices;
+	printf("devices: %u\n", s.num_devices);
+	for (i = 0; i < n; i++)
+		print_device(&devs[i]);
+	if (n < s.num_devices)
+		printf("  (%u more not shown)\n", s.num_devices - n);
+	printf("domains: %u\n", s.num_domains);
+	return 0;
+}
+
+static const struct command {
+	const char *name;
+	int (*run)(int fd);
+} commands[] = {
+	{ "version", cmd_version },
+	{ "status", cmd_status },
+};
+
+int main(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "device", required_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const struct command *cmd = NULL;
+	size_t i;
+	int opt, fd, ret;
+
+	while ((opt = getopt_long(argc, argv, "+d:h", options, NULL)) != -1) {
+		switch (opt) {
+		case 'd':
+			device_path = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind != argc - 1) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(argv[optind], commands[i].name))
+			cmd = &commands[i];
+	if (!cmd) {
+		fprintf(stderr, "rdmalockctl: unknown command '%s'\n", argv[optind]);
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+
+	fd = open_device();
+	if (fd < 0)
+		return 1;
+	ret = cmd->run(fd);
+	close(fd);
+	return ret;
+}

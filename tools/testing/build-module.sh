@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# build-module.sh stock|bpo|debug: build rdmalock.ko (and, for the debug
+# kernel, the KUnit module) with W=1 against that kernel, in a build tree
+# in the cache; print the tree. Any compiler or modpost warning fails.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+target=${1:-}
+case "$target" in
+stock | bpo)
+	kdir=$("$(dirname "$0")/kernels.sh" kdir "$target")
+	make_args=(-C "$kdir")
+	;;
+debug)
+	build=$("$(dirname "$0")/kernels.sh" debug)
+	make_args=(-C "$build/source-tree" O="$build")
+	;;
+*) die "usage: build-module.sh stock|bpo|debug" ;;
+esac
+
+out=$RDMALOCK_CACHE/build/$target
+rm -rf "$out" && mkdir -p "$out"
+(cd "$RDMALOCK_TOP" && cp -a Kbuild kmod include uapi kunit "$out/")
+
+log="$out/build.log"
+if ! make "${make_args[@]}" M="$out" W=1 ${MODULE_MAKEFLAGS:-} \
+	-j"$(nproc)" modules >"$log" 2>&1; then
+	cat "$log" >&2
+	die "module build against $target failed"
+fi
+if grep -E 'warning:|error:|WARNING:' "$log" >&2; then
+	die "module build against $target has warnings"
+fi
+echo "$out"

@@ -1,0 +1,21 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# Shared by the test and demo scripts: where things live, how we log.
+# Slow artefacts (kernels, kernel sources, build trees) go in the cache
+# directory, outside the work tree, so that a second run is fast.
+
+RDMALOCK_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+RDMALOCK_CACHE=${RDMALOCK_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/rdmalock}
+RDMALOCK_KERNELS_ENV=$RDMALOCK_CACHE/kernels.env
+
+log() { printf '%s: %s\n' "${0##*/}" "$*" >&2; }
+die() { log "error: $*"; exit 1; }
+
+# Guest console logs are scanned for these; any match fails the run.
+RDMALOCK_SPLAT_RE='BUG:|WARNING:|Oops|Kernel panic|general protection fault|possible recursive locking|possible circular locking|inconsistent lock state|suspicious RCU usage|KASAN:|UBSAN:|kmemleak: [1-9][0-9]* new suspected|INFO: task .* blocked|sleeping function called from invalid context|Call Trace:'
+
+# Print the console lines that look like a kernel splat, at most $2.
+rdmalock_splats() {
+	grep -E "$RDMALOCK_SPLAT_RE" "$1" 2>/dev/null | head -n "${2:-5}"
+}
