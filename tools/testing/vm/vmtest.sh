@@ -1,0 +1,241 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# vmtest.sh [--nodes N] [--scenario NAME] [--kernel stock|debug]
+#           [--timeout SECONDS] [--outdir DIR]
+#
+# Boots N QEMU guests (TCG, -smp 2) on a bridge in a private network
+# namespace, each with Soft-RoCE on its virtio NIC, runs the scenario
+# tools/testing/vm/scenarios/NAME.sh on every node, merges the nodes' TAP
+# and prints "N passed, N failed". A guest that dies, hangs past the
+# timeout or prints a kernel splat fails the run. QEMU processes and the
+# namespace (with its bridge and taps) are removed on every exit path.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../lib.sh"
+
+nodes=3 scenario=smoke kernel=stock timeout='' outdir=''
+
+usage() {
+	sed -n '4,5s/^# \{0,1\}//p' "$0" >&2
+	exit 2
+}
+
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--nodes) nodes=$2; shift 2 ;;
+	--scenario) scenario=$2; shift 2 ;;
+	--kernel) kernel=$2; shift 2 ;;
+	--timeout) timeout=$2; shift 2 ;;
+	--outdir) outdir=$2; shift 2 ;;
+	*) usage ;;
+	esac
+done
+[[ "$nodes" =~ ^[1-8]$ ]] || die "--nodes must be 1 to 8"
+[ -f "$here/scenarios/$scenario.sh" ] ||
+	die "no scenario '$scenario' (see $here/scenarios/)"
+case "$kernel" in
+stock) timeout=${timeout:-300} mem=1024 ;;
+debug) timeout=${timeout:-900} mem=2048 ;;
+*) die "--kernel must be stock or debug" ;;
+esac
+[ "$(id -u)" -eq 0 ] || die "needs root (network namespace, taps)"
+
+outdir=${outdir:-$RDMALOCK_TOP/out/vmtest/$scenario-$kernel}
+tag=rdmalock-vt-$$
+ns=$tag
+pids=()
+
+alive() {
+	local state
+
+	state=$(awk '/^State:/ { print $2 }' "/proc/$1/status" 2>/dev/null) &&
+		[ -n "$state" ] && [ "$state" != Z ]
+}
+
+any_alive() {
+	local pid
+
+	for pid in "${pids[@]}"; do
+		alive "$pid" && return 0
+	done
+	return 1
+}
+
+# SIGTERM lets QEMU exit cleanly; one that does not within 5s is killed.
+stop_guests() {
+	local pid tries=50
+
+	for pid in "${pids[@]}"; do
+		kill -TERM "$pid" 2>/dev/null || true
+	done
+	while any_alive && [ "$tries" -gt 0 ]; do
+		sleep 0.1
+		tries=$((tries - 1))
+	done
+	for pid in "${pids[@]}"; do
+		kill -KILL "$pid" 2>/dev/null || true
+		wait "$pid" 2>/dev/null || true
+	done
+	pids=()
+}
+
+cleanup() {
+	stop_guests
+	ip netns del "$ns" 2>/dev/null || true
+}
+trap cleanup EXIT
+trap 'log "interrupted"; exit 130' INT
+trap 'log "terminated"; exit 143' TERM
+
+prepare() {
+	local modtree=''
+
+	make -s -C "$RDMALOCK_TOP" tool >&2
+	if [ "$kernel" = stock ]; then
+		local root
+		root=$("$here/../kernels.sh" stock)
+		. "$RDMALOCK_KERNELS_ENV"
+		vmlinuz=$root/boot/vmlinuz-$STOCK_ABI
+		modtree=$root/lib/modules/$STOCK_ABI
+		kernel_name=$STOCK_ABI
+	else
+		local build
+		build=$("$here/../kernels.sh" debug)
+		vmlinuz=$build/arch/x86/boot/bzImage
+		kernel_name="debug $(basename "$build")"
+	fi
+	modbuild=$("$here/../build-module.sh" "$kernel")
+	"$here/mkinitramfs.sh" "$outdir/initramfs.cpio" "$modbuild" "$modtree"
+}
+
+node_addr() { echo "10.77.0.$(($1 + 1))"; }
+
+setup_network() {
+	local i
+
+	ip netns add "$ns"
+	ip -n "$ns" link set lo up
+	ip -n "$ns" link add br0 type bridge
+	ip -n "$ns" link set br0 up
+	for i in $(seq 0 $((nodes - 1))); do
+		ip -n "$ns" tuntap add dev "tap$i" mode tap
+		ip -n "$ns" link set "tap$i" master br0 up
+	done
+}
+
+start_node() {
+	local i=$1 addrs=$2
+
+	ip netns exec "$ns" qemu-system-x86_64 -name "$tag-node$i" \
+		-machine pc -accel tcg,thread=multi -cpu max -smp 2 -m "$mem" \
+		-bios qboot.rom -display none -monitor none -no-reboot \
+		-kernel "$vmlinuz" -initrd "$outdir/initramfs.cpio" \
+		-append "console=ttyS0 panic=-1 vmtest.node=$i vmtest.nodes=$addrs vmtest.scenario=$scenario vmtest.deadline=$((timeout + 60))" \
+		-serial "file:$outdir/node$i.console" \
+		-serial "file:$outdir/node$i.tap" \
+		-netdev "tap,id=net0,ifname=tap$i,script=no,downscript=no" \
+		-device "virtio-net-pci,netdev=net0,mac=52:54:00:77:00:$(printf %02x $((i + 1)))" \
+		>"$outdir/node$i.qemu" 2>&1 &
+	pids[i]=$!
+}
+
+node_done() { grep -q '^# vmtest-done' "$outdir/node$1.tap" 2>/dev/null; }
+
+# Sets ended[i] to done, died or unfinished; returns when all are done,
+# one died (its peers would only wait for it), or the timeout passed.
+wait_nodes() {
+	local deadline=$((SECONDS + timeout)) i finished dead
+
+	while :; do
+		finished=0 dead=0
+		for i in $(seq 0 $((nodes - 1))); do
+			if node_done "$i"; then
+				ended[i]=done
+				finished=$((finished + 1))
+			elif ! alive "${pids[i]}"; then
+				ended[i]=died
+				dead=1
+			else
+				ended[i]=unfinished
+			fi
+		done
+		[ "$finished" -lt "$nodes" ] && [ "$dead" -eq 0 ] &&
+			[ "$SECONDS" -lt "$deadline" ] || return 0
+		sleep 1
+	done
+}
+
+passed=0 failed=0
+
+node_fail() {
+	echo "node$1: FAILED: $2"
+	failed=$((failed + 1))
+}
+
+first_splat() { rdmalock_splats "$outdir/node$1.console" 1; }
+
+# Prints node I's results; counts them into passed and failed.
+report_node() {
+	local i=$1 tap=$outdir/node$1.tap plan results ok notok splat
+
+	case "${ended[i]}" in
+	died)
+		node_fail "$i" "guest died before finishing: $(first_splat "$i" || true)" ;;
+	unfinished)
+		if [ "$why" = timeout ]; then
+			node_fail "$i" "timed out after ${timeout}s"
+		else
+			node_fail "$i" "stopped unfinished: $why"
+		fi ;;
+	esac
+	[ -f "$tap" ] || return 0
+	# The guest wrote through a serial port: strip its CRs.
+	sed -i 's/\r$//' "$tap"
+	sed -n "s/^\(\(not \)\{0,1\}ok \)/node$i: \1/p" "$tap"
+	ok=$(grep -c '^ok ' "$tap" || true)
+	notok=$(grep -c '^not ok ' "$tap" || true)
+	passed=$((passed + ok))
+	failed=$((failed + notok))
+	plan=$(sed -n 's/^1\.\.\([0-9]*\)$/\1/p' "$tap" | head -n 1)
+	results=$((ok + notok))
+	if [ "${ended[i]}" = done ] && [ "${plan:-x}" != "$results" ]; then
+		node_fail "$i" "planned ${plan:-no} tests, reported $results"
+	fi
+	splat=$(first_splat "$i" || true)
+	if [ -n "$splat" ] && [ "${ended[i]}" != died ]; then
+		node_fail "$i" "kernel splat in console: $splat"
+	fi
+}
+
+main() {
+	local i addrs='' why
+	declare -ga ended
+
+	rm -rf "$outdir" && mkdir -p "$outdir"
+	prepare
+	for i in $(seq 0 $((nodes - 1))); do
+		addrs=${addrs:+$addrs,}$(node_addr "$i")
+	done
+	log "scenario $scenario, kernel $kernel_name, $nodes nodes, timeout ${timeout}s"
+	setup_network
+	for i in $(seq 0 $((nodes - 1))); do
+		start_node "$i" "$addrs"
+	done
+	wait_nodes
+	cleanup
+
+	why=done
+	for i in $(seq 0 $((nodes - 1))); do
+		[ "${ended[i]}" != died ] || why="node$i died"
+	done
+	[ "$why" != done ] || why=timeout
+	for i in $(seq 0 $((nodes - 1))); do
+		report_node "$i"
+	done
+	log "logs in $outdir"
+	echo "$passed passed, $failed failed"
+	[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
+}
+
+main
