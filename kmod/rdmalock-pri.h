@@ -10,13 +10,11 @@
 
 /*
  * Internals that the KUnit suites call are exported to them, and only to
- * them, when the kernel has KUnit; otherwise they stay static.
+ * them, when the kernel has KUnit; otherwise they stay static. Kernels
+ * older than 6.2 lack this header and get its two macros from Kbuild.
  */
-#if IS_ENABLED(CONFIG_KUNIT)
+#ifndef VISIBLE_IF_KUNIT
 #include <kunit/visibility.h>
-#else
-#define VISIBLE_IF_KUNIT static
-#define EXPORT_SYMBOL_IF_KUNIT(symbol)
 #endif
 
 /* devices.c: the RDMA devices this module sees, through its ib_client. */

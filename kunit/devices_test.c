@@ -114,4 +114,5 @@ static struct kunit_suite rdmalock_devices_suite = {
 	.name = "rdmalock_devices",
 	.test_cases = rdmalock_devices_cases,
 };
+
 kunit_test_suite(rdmalock_devices_suite);

@@ -126,27 +126,34 @@ static void bad_argument_pointers_are_efault(struct kunit *test)
 			-EFAULT);
 }
 
+/* @s has one bad field set by the caller; it is cleared for the next. */
+static void expect_status_einval(struct kunit *test, struct rdmalock_status *s,
+				 const char *what)
+{
+	s->size = sizeof(*s);
+	KUNIT_EXPECT_EQ_MSG(test, status_ioctl(test, s), -EINVAL, "%s", what);
+	memset(s, 0, sizeof(*s));
+}
+
 static void status_rejects_bad_fields(struct kunit *test)
 {
-	struct rdmalock_status s;
+	struct rdmalock_status s = {};
 	size_t i;
 
-#define EXPECT_STATUS_EINVAL(field, value) do {				\
-		memset(&s, 0, sizeof(s));				\
-		s.size = sizeof(s);					\
-		s.field = (value);					\
-		KUNIT_EXPECT_EQ_MSG(test, status_ioctl(test, &s), -EINVAL, \
-				    #field " = %llu", (u64)(value));	\
-	} while (0)
-
-	EXPECT_STATUS_EINVAL(flags, 1);
-	EXPECT_STATUS_EINVAL(flags, BIT(31));
-	EXPECT_STATUS_EINVAL(pad, 1);
-	EXPECT_STATUS_EINVAL(max_devices, RDMALOCK_MAX_DEVICES + 1);
-	EXPECT_STATUS_EINVAL(max_devices, U32_MAX);
-	for (i = 0; i < ARRAY_SIZE(s.reserved); i++)
-		EXPECT_STATUS_EINVAL(reserved[i], 1);
-#undef EXPECT_STATUS_EINVAL
+	s.flags = 1;
+	expect_status_einval(test, &s, "flags 1");
+	s.flags = BIT(31);
+	expect_status_einval(test, &s, "flags bit 31");
+	s.pad = 1;
+	expect_status_einval(test, &s, "pad");
+	s.max_devices = RDMALOCK_MAX_DEVICES + 1;
+	expect_status_einval(test, &s, "max_devices over the limit");
+	s.max_devices = U32_MAX;
+	expect_status_einval(test, &s, "max_devices U32_MAX");
+	for (i = 0; i < ARRAY_SIZE(s.reserved); i++) {
+		s.reserved[i] = 1;
+		expect_status_einval(test, &s, "reserved");
+	}
 }
 
 static void status_counts_without_an_array(struct kunit *test)
@@ -217,6 +224,7 @@ static struct kunit_suite rdmalock_ioctl_suite = {
 	.name = "rdmalock_ioctl",
 	.test_cases = rdmalock_ioctl_cases,
 };
+
 kunit_test_suite(rdmalock_ioctl_suite);
 
 MODULE_DESCRIPTION("KUnit suites for rdmalock");

@@ -17,10 +17,11 @@
 #include <linux/rdmalock.h>
 
 #define EXIT_USAGE	2
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 static const char *device_path = RDMALOCK_DEVICE_PATH;
 
-static void usage(FILE *out)
+static void print_usage(FILE *out)
 {
 	fprintf(out,
 		"usage: rdmalockctl [-d DEVICE] COMMAND\n"
@@ -65,7 +66,7 @@ static const char *port_state_name(unsigned int state)
 		[RDMALOCK_PORT_ACTIVE_DEFER] = "ACTIVE_DEFER",
 	};
 
-	return state < sizeof(names) / sizeof(names[0]) ? names[state] : "?";
+	return state < ARRAY_SIZE(names) ? names[state] : "?";
 }
 
 static const char *link_layer_name(unsigned int ll)
@@ -174,23 +175,23 @@ int main(int argc, char **argv)
 			device_path = optarg;
 			break;
 		case 'h':
-			usage(stdout);
+			print_usage(stdout);
 			return 0;
 		default:
-			usage(stderr);
+			print_usage(stderr);
 			return EXIT_USAGE;
 		}
 	}
 	if (optind != argc - 1) {
-		usage(stderr);
+		print_usage(stderr);
 		return EXIT_USAGE;
 	}
-	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(commands); i++)
 		if (!strcmp(argv[optind], commands[i].name))
 			cmd = &commands[i];
 	if (!cmd) {
 		fprintf(stderr, "rdmalockctl: unknown command '%s'\n", argv[optind]);
-		usage(stderr);
+		print_usage(stderr);
 		return EXIT_USAGE;
 	}
 

@@ -25,7 +25,7 @@ rm -rf "$out" && mkdir -p "$out"
 (cd "$RDMALOCK_TOP" && cp -a Kbuild kmod include uapi kunit "$out/")
 
 log="$out/build.log"
-if ! make "${make_args[@]}" M="$out" W=1 ${MODULE_MAKEFLAGS:-} \
+if ! make "${make_args[@]}" M="$out" W=1 ${MODULE_MAKEFLAGS:+"$MODULE_MAKEFLAGS"} \
 	-j"$(nproc)" modules >"$log" 2>&1; then
 	cat "$log" >&2
 	die "module build against $target failed"

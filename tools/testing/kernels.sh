@@ -6,6 +6,7 @@
 #   kernels.sh resolve        newest versions -> $RDMALOCK_KERNELS_ENV
 #   kernels.sh kdir stock|bpo print a header tree (installs the headers)
 #   kernels.sh stock          print the unpacked stock image tree
+#   kernels.sh source         print the unpacked linux-source-6.12 tree
 #   kernels.sh debug          print the KUnit/debug kernel build tree
 #
 # One file, $RDMALOCK_KERNELS_ENV, records the versions in use; every
@@ -25,8 +26,9 @@ resolve() {
 	bpo=$(meta_dep linux-headers-6.12-amd64 linux-headers-)
 	src=$(apt-cache policy linux-source-6.12 2>/dev/null |
 	      sed -n 's/^ *Candidate: //p')
-	[ -n "$stock" ] && [ -n "$bpo" ] && [ -n "$src" ] && [ "$src" != "(none)" ] ||
+	if [ -z "$stock" ] || [ -z "$bpo" ] || [ -z "$src" ] || [ "$src" = "(none)" ]; then
 		die "cannot resolve kernel versions (run apt-get update?)"
+	fi
 	mkdir -p "$RDMALOCK_CACHE"
 	cat >"$RDMALOCK_KERNELS_ENV.tmp" <<EOT
 # Written by tools/testing/kernels.sh resolve; newest in the archive.
@@ -78,22 +80,32 @@ stock() {
 	echo "$dir/root"
 }
 
-debug() {
-	local key src build
+# The source of Debian's linux-source-6.12, unpacked in the cache.
+source_tree() {
+	local src
+
 	load_versions
-	key=$(sha256sum <"$RDMALOCK_TOP/kunit/.kunitconfig" | cut -c1-16)
 	src=$RDMALOCK_CACHE/src/linux-source-$DEBUG_SRC_VERSION
-	build=$RDMALOCK_CACHE/debug/$DEBUG_SRC_VERSION-$key
-	if [ -f "$build/.done" ]; then
-		echo "$build"
-		return
-	fi
 	if [ ! -f "$src/.done" ]; then
 		[ "$(dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null)" = \
 		  "$DEBUG_SRC_VERSION" ] || apt_install "linux-source-6.12=$DEBUG_SRC_VERSION"
 		rm -rf "$src" && mkdir -p "$src"
 		tar -xf /usr/src/linux-source-6.12.tar.xz -C "$src" --strip-components=1
 		touch "$src/.done"
+	fi
+	echo "$src"
+}
+
+debug() {
+	local key src build
+
+	load_versions
+	src=$(source_tree)
+	key=$(sha256sum <"$RDMALOCK_TOP/kunit/.kunitconfig" | cut -c1-16)
+	build=$RDMALOCK_CACHE/debug/$DEBUG_SRC_VERSION-$key
+	if [ -f "$build/.done" ]; then
+		echo "$build"
+		return
 	fi
 	log "building the debug/KUnit kernel in $build (once; several minutes)"
 	mkdir -p "$build"
@@ -110,6 +122,7 @@ case "${1:-}" in
 resolve) resolve ;;
 kdir) kdir "${2:-}" ;;
 stock) stock ;;
+source) source_tree ;;
 debug) debug ;;
-*) die "usage: kernels.sh resolve | kdir stock|bpo | stock | debug" ;;
+*) die "usage: kernels.sh resolve | kdir stock|bpo | stock | source | debug" ;;
 esac

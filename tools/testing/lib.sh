@@ -5,8 +5,10 @@
 # Slow artefacts (kernels, kernel sources, build trees) go in the cache
 # directory, outside the work tree, so that a second run is fast.
 
+# shellcheck disable=SC2034 # these are for the scripts that source us
 RDMALOCK_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 RDMALOCK_CACHE=${RDMALOCK_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/rdmalock}
+# shellcheck disable=SC2034
 RDMALOCK_KERNELS_ENV=$RDMALOCK_CACHE/kernels.env
 
 log() { printf '%s: %s\n' "${0##*/}" "$*" >&2; }

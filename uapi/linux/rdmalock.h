@@ -18,6 +18,7 @@
 #ifndef _UAPI_LINUX_RDMALOCK_H
 #define _UAPI_LINUX_RDMALOCK_H
 
+#include <linux/const.h>
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
@@ -27,7 +28,7 @@
 #define RDMALOCK_ABI_VERSION	1
 
 /* Feature bits reported by RDMALOCK_IOC_VERSION. */
-#define RDMALOCK_FEAT_DEVICE_STATUS	(1ULL << 0)
+#define RDMALOCK_FEAT_DEVICE_STATUS	_BITULL(0)
 
 /**
  * struct rdmalock_version - ABI version and features of the loaded module

@@ -53,11 +53,12 @@ visit_module() {
 }
 
 add_module_chain() {
-	local roots=(crc32_generic virtio_pci virtio_net rdma_rxe) ko name key
+	local roots=(crc32_generic virtio_pci virtio_net rdma_rxe) deps ko name key
 
 	for ko in "$modbuild"/*.ko "$modbuild"/*/*.ko; do
 		[ -f "$ko" ] || continue
-		roots+=($(modinfo -F depends "$ko" | tr ',' ' '))
+		IFS=, read -ra deps <<<"$(modinfo -F depends "$ko")"
+		roots+=("${deps[@]}")
 	done
 	load_modules_dep
 	for name in "${roots[@]}"; do

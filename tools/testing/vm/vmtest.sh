@@ -95,6 +95,7 @@ prepare() {
 	if [ "$kernel" = stock ]; then
 		local root
 		root=$("$here/../kernels.sh" stock)
+		# shellcheck source=/dev/null
 		. "$RDMALOCK_KERNELS_ENV"
 		vmlinuz=$root/boot/vmlinuz-$STOCK_ABI
 		modtree=$root/lib/modules/$STOCK_ABI
@@ -148,7 +149,7 @@ start_node() {
 
 node_done() { grep -q '^# vmtest-done' "$outdir/node$1.tap" 2>/dev/null; }
 
-# Sets ended[i] to done, died or unfinished; returns when all are done,
+# Sets ended[i] to finished, died or unfinished; returns when all are done,
 # one died (its peers would only wait for it), or the timeout passed.
 wait_nodes() {
 	local deadline=$((SECONDS + timeout)) i finished dead
@@ -157,7 +158,7 @@ wait_nodes() {
 		finished=0 dead=0
 		for i in $(seq 0 $((nodes - 1))); do
 			if node_done "$i"; then
-				ended[i]=done
+				ended[i]=finished
 				finished=$((finished + 1))
 			elif ! alive "${pids[i]}"; then
 				ended[i]=died
@@ -205,7 +206,7 @@ report_node() {
 	failed=$((failed + notok))
 	plan=$(sed -n 's/^1\.\.\([0-9]*\)$/\1/p' "$tap" | head -n 1)
 	results=$((ok + notok))
-	if [ "${ended[i]}" = done ] && [ "${plan:-x}" != "$results" ]; then
+	if [ "${ended[i]}" = finished ] && [ "${plan:-x}" != "$results" ]; then
 		node_fail "$i" "planned ${plan:-no} tests, reported $results"
 	fi
 	splat=$(first_splat "$i" || true)
@@ -231,11 +232,10 @@ main() {
 	wait_nodes
 	cleanup
 
-	why=done
+	why=timeout
 	for i in $(seq 0 $((nodes - 1))); do
 		[ "${ended[i]}" != died ] || why="node$i died"
 	done
-	[ "$why" != done ] || why=timeout
 	for i in $(seq 0 $((nodes - 1))); do
 		report_node "$i"
 	done
