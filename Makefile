@@ -37,22 +37,22 @@ clean:
 	rm -f $(TOOL)
 
 deps:
-	$(TESTING)/deps.sh
+	@$(TESTING)/deps.sh
 
 builds: deps
-	$(TESTING)/builds.sh
+	@$(TESTING)/builds.sh
 
 lint: deps
-	$(TESTING)/lint.sh
+	@$(TESTING)/lint.sh
 
 kunit: deps
-	$(TESTING)/kunit.sh
+	@$(TESTING)/kunit.sh
 
 vmtest: deps
-	$(TESTING)/vm/vmtest.sh --nodes $(NODES) --scenario $(SCENARIO) --kernel $(KERNEL)
+	@$(TESTING)/vm/vmtest.sh --nodes $(NODES) --scenario $(SCENARIO) --kernel $(KERNEL)
 
 check: deps
-	$(TESTING)/check.sh
+	@$(TESTING)/check.sh
 
 demo: deps
-	$(TESTING)/demo.sh
+	@$(TESTING)/demo.sh

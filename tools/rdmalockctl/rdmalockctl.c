@@ -69,6 +69,21 @@ static const char *port_state_name(unsigned int state)
 	return state < ARRAY_SIZE(names) ? names[state] : "?";
 }
 
+static const char *phys_state_name(unsigned int state)
+{
+	static const char * const names[] = {
+		[1] = "Sleep",
+		[2] = "Polling",
+		[3] = "Disabled",
+		[4] = "Training",
+		[5] = "LinkUp",
+		[6] = "LinkErrorRecovery",
+		[7] = "PhyTest",
+	};
+
+	return state < ARRAY_SIZE(names) && names[state] ? names[state] : "?";
+}
+
 static const char *link_layer_name(unsigned int ll)
 {
 	switch (ll) {
@@ -122,8 +137,8 @@ static void print_device(const struct rdmalock_device_info *d)
 	for (p = 0; p < nports; p++) {
 		const struct rdmalock_port_info *pi = &d->ports[p];
 
-		printf("    port %u: %s (phys %u) %s mtu %u\n", pi->port_num,
-		       port_state_name(pi->state), pi->phys_state,
+		printf("    port %u: %s (%s) %s mtu %u\n", pi->port_num,
+		       port_state_name(pi->state), phys_state_name(pi->phys_state),
 		       link_layer_name(pi->link_layer), pi->active_mtu);
 	}
 }

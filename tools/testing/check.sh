@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# check.sh: the whole test suite, as `make check` runs it. One line per
+# group, then "N passed, N failed" over every test of every group; exits
+# non-zero if anything failed. Each group's full output is in out/check/.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+testing=$RDMALOCK_TOP/tools/testing
+out=$RDMALOCK_TOP/out/check
+rm -rf "$out" && mkdir -p "$out"
+total_passed=0 total_failed=0
+
+# group NAME COMMAND...: run a group; its last line is its own summary.
+group() {
+	local name=$1 log=$out/$1.log start=$SECONDS rc=0 summary p f
+
+	shift
+	"$@" >"$log" 2>&1 || rc=$?
+	summary=$(tail -n 1 "$log")
+	if [[ "$summary" =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed ]]; then
+		p=${BASH_REMATCH[1]} f=${BASH_REMATCH[2]}
+	else
+		p=0 f=0
+	fi
+	# A group that failed without saying so still counts as a failure.
+	[ "$rc" -eq 0 ] || [ "$f" -gt 0 ] || f=1
+	total_passed=$((total_passed + p))
+	total_failed=$((total_failed + f))
+	printf '%-12s %s passed, %s failed (%ss)\n' "$name:" "$p" "$f" \
+		$((SECONDS - start))
+	if [ "$rc" -ne 0 ]; then
+		grep -E '^(not ok|node[0-9]+: (not ok|FAILED))|error' "$log" |
+			head -n 20 | sed 's/^/    /'
+		echo "    (full output: $log)"
+	fi
+}
+
+"$testing/kernels.sh" resolve >"$out/kernels.log" 2>&1 ||
+	{ cat "$out/kernels.log"; echo "0 passed, 1 failed"; exit 1; }
+sed -n 's/^\([A-Z_]*\)=/kernels:     \1 /p' "$RDMALOCK_KERNELS_ENV"
+
+group builds "$testing/builds.sh"
+group lint "$testing/lint.sh"
+group kunit "$testing/kunit.sh"
+group smoke-stock "$testing/vm/vmtest.sh" --scenario smoke --kernel stock \
+	--outdir "$out/smoke-stock"
+group smoke-debug "$testing/vm/vmtest.sh" --scenario smoke --kernel debug \
+	--outdir "$out/smoke-debug"
+group harness "$testing/vm/selftest.sh"
+
+echo "$total_passed passed, $total_failed failed"
+[ "$total_failed" -eq 0 ]
