@@ -7,7 +7,6 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-passed=0 failed=0
 out=$RDMALOCK_TOP/out/builds
 rm -rf "$out" && mkdir -p "$out"
 "$(dirname "$0")/kernels.sh" resolve >/dev/null
@@ -15,17 +14,12 @@ rm -rf "$out" && mkdir -p "$out"
 . "$RDMALOCK_KERNELS_ENV"
 
 check() {
-	local name=$1
+	local name=$1 log
 
 	shift
-	if "$@" >"$out/$name.log" 2>&1; then
-		echo "ok - $name"
-		passed=$((passed + 1))
-	else
-		echo "not ok - $name"
-		sed 's/^/    /' "$out/$name.log" | tail -n 30
-		failed=$((failed + 1))
-	fi
+	log=$out/$(echo "$name" | tr -c 'a-zA-Z0-9.\n' _).log
+	"$@" >"$log" 2>&1
+	result "$name" $? "$log"
 }
 
 check "rdmalock.ko, W=1, linux-headers-$STOCK_ABI" \
@@ -37,5 +31,4 @@ check "rdmalockctl, static, -Wall -Wextra -Werror" \
 	       make -s -C '$RDMALOCK_TOP' tool &&
 	       ! ldd '$RDMALOCK_TOP/tools/rdmalockctl/rdmalockctl' 2>/dev/null"
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+summary

@@ -12,7 +12,7 @@ out=$RDMALOCK_TOP/out/kunit
 vm_rc=0
 "$RDMALOCK_TOP/tools/testing/vm/vmtest.sh" --nodes 1 --kernel debug \
 	--scenario kunit --outdir "$out" >"$out.vmtest" 2>&1 || vm_rc=$?
-mv "$out.vmtest" "$out/vmtest.log"
+mkdir -p "$out" && mv "$out.vmtest" "$out/vmtest.log"
 grep -v ' passed, .* failed$' "$out/vmtest.log" || true
 
 # The module's KTAP starts at the last top-level header; the kernel's

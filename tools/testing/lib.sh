@@ -21,3 +21,25 @@ RDMALOCK_SPLAT_RE='BUG:|WARNING:|Oops|Kernel panic|general protection fault|poss
 rdmalock_splats() {
 	grep -E "$RDMALOCK_SPLAT_RE" "$1" 2>/dev/null | head -n "${2:-5}"
 }
+
+# Host-side check scripts report one "ok"/"not ok" line per check and
+# end with summary(), whose "N passed, N failed" make check adds up.
+checks_passed=0
+checks_failed=0
+
+# result DESCRIPTION STATUS [LOG]: report a check; on failure show LOG's tail.
+result() {
+	if [ "$2" -eq 0 ]; then
+		echo "ok - $1"
+		checks_passed=$((checks_passed + 1))
+	else
+		echo "not ok - $1${3:+ (see $3)}"
+		[ -z "${3:-}" ] || tail -n 40 "$3" | sed 's/^/    /'
+		checks_failed=$((checks_failed + 1))
+	fi
+}
+
+summary() {
+	echo "$checks_passed passed, $checks_failed failed"
+	[ "$checks_failed" -eq 0 ]
+}

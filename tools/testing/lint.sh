@@ -11,19 +11,6 @@ cd "$RDMALOCK_TOP"
 
 out=$RDMALOCK_TOP/out/lint
 rm -rf "$out" && mkdir -p "$out"
-passed=0 failed=0
-
-result() {
-	if [ "$2" -eq 0 ]; then
-		echo "ok - $1"
-		passed=$((passed + 1))
-	else
-		echo "not ok - $1 (see $3)"
-		sed 's/^/    /' "$3" | head -n 40
-		failed=$((failed + 1))
-	fi
-}
-
 c_files=$(git ls-files -co --exclude-standard -- '*.c' '*.h')
 src=$(tools/testing/kernels.sh source)
 
@@ -46,5 +33,4 @@ shellcheck -x $(git ls-files -co --exclude-standard -- '*.sh' .ci/run \
 	>"$out/shellcheck.log" 2>&1 || rc=$?
 result "shellcheck" "$rc" "$out/shellcheck.log"
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+summary

@@ -80,7 +80,11 @@ add_module_chain() {
 	done
 }
 
-mkdir -p "$stage"/{bin,lib/rdmalock,scenarios}
+mkdir -p "$stage"/{bin,etc,lib/rdmalock,scenarios}
+# An unprivileged user, for the scenarios that check permissions.
+printf 'root:x:0:0:root:/:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/sh\n' \
+	>"$stage/etc/passwd"
+printf 'root:x:0:\nnogroup:x:65534:\n' >"$stage/etc/group"
 cp /bin/busybox "$stage/bin/busybox"
 ln -s busybox "$stage/bin/sh"
 cp "$here/guest/init" "$stage/init"

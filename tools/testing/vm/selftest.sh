@@ -11,18 +11,6 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 out=$RDMALOCK_TOP/out/selftest
 rm -rf "$out" && mkdir -p "$out"
-passed=0 failed=0
-
-result() {
-	if [ "$2" -eq 0 ]; then
-		echo "ok - $1"
-		passed=$((passed + 1))
-	else
-		echo "not ok - $1"
-		failed=$((failed + 1))
-	fi
-}
-
 # Anything a vmtest run creates carries "rdmalock-vt-" in its name: the
 # namespace (which holds the bridge and the taps) and QEMU's -name.
 leftovers() {
@@ -49,7 +37,7 @@ expect_failure() {
 
 # Ctrl-C while the guests run: vmtest must stop them and clean up.
 interrupt_run() {
-	local log=$out/interrupt.log pid rc=0 i
+	local log=$out/interrupt.log pid rc=0
 
 	# Job control, so that the background run does not ignore SIGINT.
 	set -m
@@ -57,7 +45,7 @@ interrupt_run() {
 		--outdir "$out/interrupt" >"$log" 2>&1 &
 	pid=$!
 	set +m
-	for i in $(seq 120); do
+	for _ in $(seq 120); do
 		grep -qs 'Run /init' "$out/interrupt/node1.console" && break
 		sleep 1
 	done
@@ -77,5 +65,4 @@ expect_failure selftest-panic 'node1: FAILED: guest died before finishing: .*Ker
 expect_failure selftest-hang '^node0: FAILED: timed out after 30s$' --nodes 2 --timeout 30
 set -e
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+summary
