@@ -14,6 +14,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 out=$1 modbuild=$2 modtree=${3:-}
 stage=$(mktemp -d)
+chmod 755 "$stage"	# it becomes the guest's /
 trap 'rm -rf "$stage"' EXIT
 
 # copy_binary PATH: PATH and the shared libraries it loads, same paths.

@@ -29,7 +29,7 @@ unprivileged_refused() {
 
 	out=$(su -s /bin/sh nobody -c 'rdmalockctl status' 2>&1) || rc=$?
 	echo "$out" >&2
-	[ "$rc" -eq 1 ] && echo "$out" | grep -q 'Permission denied'
+	[ "$rc" -eq 1 ] && echo "$out" | grep -q '^rdmalockctl: /dev/rdmalock: Permission denied'
 }
 
 usage_error_exits_2() {
