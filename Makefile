@@ -14,6 +14,7 @@ SCENARIO ?= smoke
 KERNEL ?= stock
 
 TOOL := tools/rdmalockctl/rdmalockctl
+TOOL_SRCS := $(TOOL).c tools/rdmalockctl/domain.c
 TOOL_CFLAGS := -O2 -Wall -Wextra -Werror -std=gnu11 -Iuapi -static
 TESTING := tools/testing
 
@@ -29,8 +30,8 @@ module:
 
 tool: $(TOOL)
 
-$(TOOL): $(TOOL).c uapi/linux/rdmalock.h
-	$(CC) $(TOOL_CFLAGS) -o $@ $<
+$(TOOL): $(TOOL_SRCS) tools/rdmalockctl/rdmalockctl.h uapi/linux/rdmalock.h
+	$(CC) $(TOOL_CFLAGS) -o $@ $(TOOL_SRCS)
 
 clean:
 	@if test -f $(KDIR)/Makefile; then $(MAKE) -C $(KDIR) M=$(CURDIR) clean; fi

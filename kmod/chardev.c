@@ -18,9 +18,10 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
+#include "cluster.h"
 #include "rdmalock-pri.h"
 
-#define RDMALOCK_FEATURES	RDMALOCK_FEAT_DEVICE_STATUS
+#define RDMALOCK_FEATURES	(RDMALOCK_FEAT_DEVICE_STATUS | RDMALOCK_FEAT_DOMAINS)
 
 /* The command changes state: CAP_SYS_ADMIN is required. */
 #define RDMALOCK_IOCF_ADMIN	BIT(0)
@@ -32,12 +33,11 @@ struct rdmalock_ioctl_desc {
 	const char *name;
 };
 
-/* Every argument structure starts with its size; see the uapi header. */
-union rdmalock_ioctl_arg {
-	__u32 size;
-	struct rdmalock_version version;
-	struct rdmalock_status status;
-};
+/* A name field from userspace must be NUL-terminated within its array. */
+static bool rdmalock_name_terminated(const char *name)
+{
+	return strnlen(name, RDMALOCK_NAME_MAX) < RDMALOCK_NAME_MAX;
+}
 
 static long rdmalock_ioc_version(struct file *file, void *arg)
 {
@@ -75,15 +75,82 @@ static long rdmalock_ioc_status(struct file *file, void *arg)
 		return -EFAULT;
 	}
 	kfree(info);
-
-	/* Lock domains arrive with the fabric; until then there are none. */
-	s->num_domains = 0;
+	s->num_domains = rdmalock_domain_names(NULL, 0);
 	return 0;
+}
+
+static long rdmalock_ioc_domain_create(struct file *file, void *arg)
+{
+	return rdmalock_domain_create(arg);
+}
+
+static long rdmalock_ioc_domain_destroy(struct file *file, void *arg)
+{
+	struct rdmalock_domain_name *d = arg;
+
+	if (d->flags || memchr_inv(d->reserved, 0, sizeof(d->reserved)) ||
+	    !rdmalock_name_terminated(d->name))
+		return -EINVAL;
+	return rdmalock_domain_destroy(d->name);
+}
+
+static long rdmalock_ioc_domain_list(struct file *file, void *arg)
+{
+	struct rdmalock_domain_list *l = arg;
+	char (*names)[RDMALOCK_NAME_MAX] = NULL;
+	u32 n;
+
+	if (l->flags || memchr_inv(l->reserved, 0, sizeof(l->reserved)))
+		return -EINVAL;
+	if (l->max_names > RDMALOCK_MAX_DOMAINS)
+		return -EINVAL;
+	if (l->max_names) {
+		names = kcalloc(l->max_names, RDMALOCK_NAME_MAX, GFP_KERNEL);
+		if (!names)
+			return -ENOMEM;
+	}
+	l->num_names = rdmalock_domain_names(names, l->max_names);
+	n = min(l->num_names, l->max_names);
+	if (n && copy_to_user(u64_to_user_ptr(l->names), names,
+			      array_size(n, RDMALOCK_NAME_MAX))) {
+		kfree(names);
+		return -EFAULT;
+	}
+	kfree(names);
+	return 0;
+}
+
+static long rdmalock_ioc_domain_status(struct file *file, void *arg)
+{
+	struct rdmalock_domain_status *st = arg;
+
+	if (st->flags || memchr_inv(st->reserved, 0, sizeof(st->reserved)) ||
+	    !rdmalock_name_terminated(st->name))
+		return -EINVAL;
+	return rdmalock_domain_status(st);
+}
+
+static long rdmalock_ioc_fabric_test(struct file *file, void *arg)
+{
+	struct rdmalock_fabric_test *t = arg;
+
+	if (!rdmalock_name_terminated(t->name))
+		return -EINVAL;
+	return rdmalock_fabric_test(t);
 }
 
 static const struct rdmalock_ioctl_desc rdmalock_ioctls[] = {
 	{ RDMALOCK_IOC_VERSION, 0, rdmalock_ioc_version, "VERSION" },
 	{ RDMALOCK_IOC_STATUS, 0, rdmalock_ioc_status, "STATUS" },
+	{ RDMALOCK_IOC_DOMAIN_LIST, 0, rdmalock_ioc_domain_list, "DOMAIN_LIST" },
+	{ RDMALOCK_IOC_DOMAIN_STATUS, 0, rdmalock_ioc_domain_status,
+	  "DOMAIN_STATUS" },
+	{ RDMALOCK_IOC_DOMAIN_CREATE, RDMALOCK_IOCF_ADMIN,
+	  rdmalock_ioc_domain_create, "DOMAIN_CREATE" },
+	{ RDMALOCK_IOC_DOMAIN_DESTROY, RDMALOCK_IOCF_ADMIN,
+	  rdmalock_ioc_domain_destroy, "DOMAIN_DESTROY" },
+	{ RDMALOCK_IOC_FABRIC_TEST, RDMALOCK_IOCF_ADMIN,
+	  rdmalock_ioc_fabric_test, "FABRIC_TEST" },
 };
 
 static const struct rdmalock_ioctl_desc *rdmalock_ioctl_lookup(unsigned int cmd)
@@ -111,8 +178,8 @@ VISIBLE_IF_KUNIT long rdmalock_ioctl(struct file *file, unsigned int cmd,
 {
 	const struct rdmalock_ioctl_desc *desc = rdmalock_ioctl_lookup(cmd);
 	void __user *uarg = (void __user *)arg;
-	union rdmalock_ioctl_arg karg;
 	unsigned int size = _IOC_SIZE(cmd);
+	void *karg;
 	long ret;
 
 	if (!desc)
@@ -120,23 +187,23 @@ VISIBLE_IF_KUNIT long rdmalock_ioctl(struct file *file, unsigned int cmd,
 	if ((desc->flags & RDMALOCK_IOCF_ADMIN) && !capable(CAP_SYS_ADMIN))
 		return -EPERM;
 	/* Every command is _IOWR: it reads its argument and writes it back. */
-	BUILD_BUG_ON(sizeof(karg) > 256);
-	if (WARN_ON_ONCE(size > sizeof(karg)))
-		return -EINVAL;
-	if (copy_from_user(&karg, uarg, size))
-		return -EFAULT;
-	if (karg.size != size) {
+	karg = memdup_user(uarg, size);
+	if (IS_ERR(karg))
+		return PTR_ERR(karg);
+	/* Every argument structure starts with its size. */
+	if (*(u32 *)karg != size) {
 		pr_err_ratelimited("%s: size %u, expected %u\n",
-				   desc->name, karg.size, size);
-		return -EINVAL;
+				   desc->name, *(u32 *)karg, size);
+		ret = -EINVAL;
+		goto out;
 	}
 
-	ret = desc->handler(file, &karg);
-	if (ret)
-		return ret;
-	if (copy_to_user(uarg, &karg, size))
-		return -EFAULT;
-	return 0;
+	ret = desc->handler(file, karg);
+	if (!ret && copy_to_user(uarg, karg, size))
+		ret = -EFAULT;
+out:
+	kfree(karg);
+	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(rdmalock_ioctl);
 

@@ -3,13 +3,15 @@
  * rdmalock: distributed locks over RDMA for in-kernel clients.
  *
  * Module entry and exit. Bring-up order is: watch RDMA devices, then open
- * the control device to userspace; tear-down is the reverse, so that no
- * ioctl can run against a half-torn-down module.
+ * the control device to userspace; tear-down closes the device first, so
+ * that no ioctl can run against a half-torn-down module, then destroys
+ * the domains userspace created, then stops watching devices.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
 
+#include "cluster.h"
 #include "rdmalock-pri.h"
 
 static int __init rdmalock_init(void)
@@ -35,6 +37,7 @@ err_devices:
 static void __exit rdmalock_exit(void)
 {
 	rdmalock_chardev_exit();
+	rdmalock_domains_exit();
 	rdmalock_devices_exit();
 	pr_info("unloaded\n");
 }

@@ -22,6 +22,9 @@ int rdmalock_devices_init(void);
 void rdmalock_devices_exit(void);
 u32 rdmalock_devices_snapshot(struct rdmalock_device_info *info, u32 max);
 
+/* ftest.c: RDMALOCK_IOC_FABRIC_TEST. */
+int rdmalock_fabric_test(struct rdmalock_fabric_test *req);
+
 /* chardev.c: /dev/rdmalock. */
 int rdmalock_chardev_init(void);
 void rdmalock_chardev_exit(void);

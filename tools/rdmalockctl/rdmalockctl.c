@@ -14,21 +14,26 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include <linux/rdmalock.h>
-
-#define EXIT_USAGE	2
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#include "rdmalockctl.h"
 
 static const char *device_path = RDMALOCK_DEVICE_PATH;
 
 static void print_usage(FILE *out)
 {
 	fprintf(out,
-		"usage: rdmalockctl [-d DEVICE] COMMAND\n"
+		"usage: rdmalockctl [-d DEVICE] COMMAND [ARGS]\n"
 		"\n"
 		"commands:\n"
 		"  version   ABI version and features of the loaded module\n"
 		"  status    RDMA devices (port state, atomics) and lock domains\n"
+		"  domain create NAME --node-id I --nodes ADDR0,ADDR1,...\n"
+		"                [--port P] [--algo alock|cas|mcs|shiftlock|dslr]\n"
+		"                [--locks-per-node K]\n"
+		"  domain destroy NAME\n"
+		"  domain list\n"
+		"  domain status NAME\n"
+		"  fabric-test NAME pattern|faa-storm|cas-pingpong|read --target N\n"
+		"                [--threads T] [--iterations M] [--word W]\n"
 		"\n"
 		"options:\n"
 		"  -d, --device PATH   control device (default %s)\n"
@@ -36,7 +41,7 @@ static void print_usage(FILE *out)
 		RDMALOCK_DEVICE_PATH);
 }
 
-static int open_device(void)
+int open_device(void)
 {
 	int fd = open(device_path, O_RDWR | O_CLOEXEC);
 
@@ -47,12 +52,38 @@ static int open_device(void)
 	return fd;
 }
 
-static int do_ioctl(int fd, unsigned long cmd, void *arg, const char *what)
+int do_ioctl(int fd, unsigned long cmd, void *arg, const char *what)
 {
 	if (ioctl(fd, cmd, arg) == 0)
 		return 0;
 	fprintf(stderr, "rdmalockctl: %s: %s\n", what, strerror(errno));
 	return -1;
+}
+
+int parse_u32(const char *s, const char *what, unsigned int max, unsigned int *out)
+{
+	unsigned long v;
+	char *end;
+
+	errno = 0;
+	v = strtoul(s, &end, 0);
+	if (errno || end == s || *end || *s == '-' || v > max) {
+		fprintf(stderr, "rdmalockctl: bad %s '%s' (0 to %u)\n", what, s, max);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+int copy_name(char *dst, const char *name)
+{
+	if (strlen(name) >= RDMALOCK_NAME_MAX) {
+		fprintf(stderr, "rdmalockctl: name '%s' is longer than %d characters\n",
+			name, RDMALOCK_NAME_MAX - 1);
+		return -1;
+	}
+	strncpy(dst, name, RDMALOCK_NAME_MAX);
+	return 0;
 }
 
 static const char *port_state_name(unsigned int state)
@@ -108,16 +139,19 @@ static const char *atomic_cap_name(unsigned int cap)
 	}
 }
 
-static int cmd_version(int fd)
+static int cmd_version(int argc __attribute__((unused)), char **argv __attribute__((unused)))
 {
 	struct rdmalock_version v = { .size = sizeof(v) };
+	int fd = open_device();
 
-	if (do_ioctl(fd, RDMALOCK_IOC_VERSION, &v, "VERSION"))
+	if (fd < 0 || do_ioctl(fd, RDMALOCK_IOC_VERSION, &v, "VERSION"))
 		return 1;
+	close(fd);
 	printf("module ABI %u, rdmalockctl ABI %u\n", v.abi_version,
 	       RDMALOCK_ABI_VERSION);
-	printf("features:%s\n",
-	       v.features & RDMALOCK_FEAT_DEVICE_STATUS ? " device-status" : "");
+	printf("features:%s%s\n",
+	       v.features & RDMALOCK_FEAT_DEVICE_STATUS ? " device-status" : "",
+	       v.features & RDMALOCK_FEAT_DOMAINS ? " domains" : "");
 	if (v.abi_version != RDMALOCK_ABI_VERSION) {
 		fprintf(stderr, "rdmalockctl: ABI mismatch; rebuild the tool\n");
 		return 1;
@@ -143,7 +177,7 @@ static void print_device(const struct rdmalock_device_info *d)
 	}
 }
 
-static int cmd_status(int fd)
+static int cmd_status(int argc __attribute__((unused)), char **argv __attribute__((unused)))
 {
 	struct rdmalock_device_info devs[RDMALOCK_MAX_DEVICES];
 	struct rdmalock_status s = {
@@ -152,9 +186,11 @@ static int cmd_status(int fd)
 		.max_devices = RDMALOCK_MAX_DEVICES,
 	};
 	unsigned int i, n;
+	int fd = open_device();
 
-	if (do_ioctl(fd, RDMALOCK_IOC_STATUS, &s, "STATUS"))
+	if (fd < 0 || do_ioctl(fd, RDMALOCK_IOC_STATUS, &s, "STATUS"))
 		return 1;
+	close(fd);
 	n = s.num_devices < s.max_devices ? s.num_devices : s.max_devices;
 	printf("devices: %u\n", s.num_devices);
 	for (i = 0; i < n; i++)
@@ -167,10 +203,14 @@ static int cmd_status(int fd)
 
 static const struct command {
 	const char *name;
-	int (*run)(int fd);
+	int (*run)(int argc, char **argv);
+	int min_args;
+	int max_args;
 } commands[] = {
-	{ "version", cmd_version },
-	{ "status", cmd_status },
+	{ "version", cmd_version, 0, 0 },
+	{ "status", cmd_status, 0, 0 },
+	{ "domain", cmd_domain, 1, 64 },
+	{ "fabric-test", cmd_fabric_test, 2, 64 },
 };
 
 int main(int argc, char **argv)
@@ -182,7 +222,7 @@ int main(int argc, char **argv)
 	};
 	const struct command *cmd = NULL;
 	size_t i;
-	int opt, fd, ret;
+	int opt;
 
 	while ((opt = getopt_long(argc, argv, "+d:h", options, NULL)) != -1) {
 		switch (opt) {
@@ -197,7 +237,7 @@ int main(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
-	if (optind != argc - 1) {
+	if (optind >= argc) {
 		print_usage(stderr);
 		return EXIT_USAGE;
 	}
@@ -209,11 +249,11 @@ int main(int argc, char **argv)
 		print_usage(stderr);
 		return EXIT_USAGE;
 	}
-
-	fd = open_device();
-	if (fd < 0)
-		return 1;
-	ret = cmd->run(fd);
-	close(fd);
-	return ret;
+	argc -= optind;
+	argv += optind;
+	if (argc - 1 < cmd->min_args || argc - 1 > cmd->max_args) {
+		print_usage(stderr);
+		return EXIT_USAGE;
+	}
+	return cmd->run(argc, argv);
 }

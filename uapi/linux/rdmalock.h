@@ -29,6 +29,7 @@
 
 /* Feature bits reported by RDMALOCK_IOC_VERSION. */
 #define RDMALOCK_FEAT_DEVICE_STATUS	_BITULL(0)
+#define RDMALOCK_FEAT_DOMAINS		_BITULL(1)
 
 /**
  * struct rdmalock_version - ABI version and features of the loaded module
@@ -129,10 +130,233 @@ struct rdmalock_status {
 	__u64 reserved[4];
 };
 
+#define RDMALOCK_NAME_MAX		32
+#define RDMALOCK_MAX_NODES		16
+#define RDMALOCK_DEFAULT_PORT		7174
+#define RDMALOCK_MAX_LOCKS_PER_NODE	16384
+/* Largest &rdmalock_domain_list.max_names the kernel accepts. */
+#define RDMALOCK_MAX_DOMAINS		256
+
+/* Lock algorithms a domain may be configured with. */
+#define RDMALOCK_ALGO_ALOCK		1
+#define RDMALOCK_ALGO_CAS		2
+#define RDMALOCK_ALGO_MCS		3
+#define RDMALOCK_ALGO_SHIFTLOCK		4
+#define RDMALOCK_ALGO_DSLR		5
+
+/**
+ * struct rdmalock_addr - the IP address of a node
+ * @family: AF_INET or AF_INET6
+ * @pad: must be zero
+ * @addr: the address in network byte order; an IPv4 address uses the
+ *	first four bytes and the rest must be zero
+ */
+struct rdmalock_addr {
+	__u16 family;
+	__u16 pad;
+	__u8 addr[16];
+};
+
+/**
+ * struct rdmalock_domain_create - join this node to a lock domain
+ * @size: in: sizeof(struct rdmalock_domain_create)
+ * @flags: must be zero
+ * @name: NUL-terminated name, unique on this node; letters, digits, '-',
+ *	'_' and '.'
+ * @node_id: this node's index in @nodes
+ * @num_nodes: entries used in @nodes, 1 to %RDMALOCK_MAX_NODES
+ * @algo: RDMALOCK_ALGO_*; every node of a domain must agree
+ * @locks_per_node: lock table slots on each node, 1 to
+ *	%RDMALOCK_MAX_LOCKS_PER_NODE
+ * @port: rdma_cm port every node listens on; 0 for %RDMALOCK_DEFAULT_PORT
+ * @pad: must be zero
+ * @nodes: every node's address, in the same order on every node; no
+ *	duplicates
+ * @reserved: must be zero
+ *
+ * Requires CAP_SYS_ADMIN. Returns once the node listens and its own
+ * memory is registered; connections to peers are made in the background
+ * and retried until the peers are there (see RDMALOCK_IOC_DOMAIN_STATUS).
+ */
+struct rdmalock_domain_create {
+	__u32 size;
+	__u32 flags;
+	char name[RDMALOCK_NAME_MAX];
+	__u32 node_id;
+	__u32 num_nodes;
+	__u32 algo;
+	__u32 locks_per_node;
+	__u16 port;
+	__u16 pad[3];
+	struct rdmalock_addr nodes[RDMALOCK_MAX_NODES];
+	__u64 reserved[4];
+};
+
+/**
+ * struct rdmalock_domain_name - names a domain
+ * @size: in: sizeof(struct rdmalock_domain_name)
+ * @flags: must be zero
+ * @name: NUL-terminated name of the domain
+ * @reserved: must be zero
+ */
+struct rdmalock_domain_name {
+	__u32 size;
+	__u32 flags;
+	char name[RDMALOCK_NAME_MAX];
+	__u64 reserved[2];
+};
+
+/**
+ * struct rdmalock_domain_list - the names of the domains on this node
+ * @size: in: sizeof(struct rdmalock_domain_list)
+ * @flags: must be zero
+ * @names: in: user address of @max_names arrays of %RDMALOCK_NAME_MAX chars
+ * @max_names: in: capacity of @names, at most %RDMALOCK_MAX_DOMAINS
+ * @num_names: out: domains on this node; at most @max_names were written
+ * @reserved: must be zero
+ */
+struct rdmalock_domain_list {
+	__u32 size;
+	__u32 flags;
+	__u64 names;
+	__u32 max_names;
+	__u32 num_names;
+	__u64 reserved[2];
+};
+
+/* Values of &rdmalock_peer_status.state. */
+#define RDMALOCK_PEER_DOWN		0
+#define RDMALOCK_PEER_CONNECTING	1
+#define RDMALOCK_PEER_UP		2
+
+/* Verbs counted per peer, indexing &rdmalock_peer_status.verbs. */
+#define RDMALOCK_VERB_READ		0
+#define RDMALOCK_VERB_WRITE		1
+#define RDMALOCK_VERB_CAS		2
+#define RDMALOCK_VERB_FAA		3
+#define RDMALOCK_VERB_MAX		4
+
+/**
+ * struct rdmalock_verb_stats - counters of one kind of verb to one peer
+ * @posted: work requests posted
+ * @completed: completed successfully
+ * @failed: completed in error, flushed, or refused before posting
+ * @bytes: payload bytes of the successful ones
+ */
+struct rdmalock_verb_stats {
+	__u64 posted;
+	__u64 completed;
+	__u64 failed;
+	__u64 bytes;
+};
+
+/**
+ * struct rdmalock_peer_status - this node's view of one node of a domain
+ * @node_id: the node's index; this node's own entry is its loopback
+ * @state: RDMALOCK_PEER_*
+ * @qp_num: local QP number of the connection, 0 when there is none
+ * @connects: connections established with this peer so far
+ * @verbs: counters by RDMALOCK_VERB_*
+ */
+struct rdmalock_peer_status {
+	__u32 node_id;
+	__u32 state;
+	__u32 qp_num;
+	__u32 connects;
+	struct rdmalock_verb_stats verbs[RDMALOCK_VERB_MAX];
+};
+
+/**
+ * struct rdmalock_domain_status - a domain and its peers
+ * @size: in: sizeof(struct rdmalock_domain_status)
+ * @flags: must be zero
+ * @name: in: NUL-terminated name of the domain
+ * @node_id: out: this node's index
+ * @num_nodes: out: nodes in the domain; @peers[0..num_nodes-1] are valid
+ * @algo: out: RDMALOCK_ALGO_*
+ * @locks_per_node: out: lock table slots per node
+ * @region_len: out: bytes of this node's memory exposed to its peers
+ * @port: out: rdma_cm port
+ * @pad: zero
+ * @peers: out: one entry per node, by node id
+ * @reserved: must be zero
+ */
+struct rdmalock_domain_status {
+	__u32 size;
+	__u32 flags;
+	char name[RDMALOCK_NAME_MAX];
+	__u32 node_id;
+	__u32 num_nodes;
+	__u32 algo;
+	__u32 locks_per_node;
+	__u32 region_len;
+	__u16 port;
+	__u16 pad;
+	struct rdmalock_peer_status peers[RDMALOCK_MAX_NODES];
+	__u64 reserved[2];
+};
+
+/* Operations of &rdmalock_fabric_test.op. */
+#define RDMALOCK_FTEST_PATTERN		1
+#define RDMALOCK_FTEST_FAA_STORM	2
+#define RDMALOCK_FTEST_CAS_PINGPONG	3
+#define RDMALOCK_FTEST_READ		4
+
+/**
+ * struct rdmalock_fabric_test - exercise the fabric of a domain
+ * @size: in: sizeof(struct rdmalock_fabric_test)
+ * @flags: must be zero
+ * @name: in: NUL-terminated name of the domain
+ * @op: in: RDMALOCK_FTEST_*
+ * @target: in: node whose memory is used
+ * @threads: in: kernel threads running the operation, 1 to 64
+ * @iterations: in: operations per thread, 1 to 1000000
+ * @word: in: index of the 8-byte test word at @target, 0 to 7
+ * @pad: must be zero
+ * @value: out: PATTERN: 0; otherwise the word's value after this node's
+ *	threads finished
+ * @done: out: operations completed
+ * @errors: out: operations failed or, for PATTERN, mismatches read back
+ * @first_error: out: the first negative errno seen, or 0
+ * @pad2: zero
+ * @reserved: must be zero
+ *
+ * Requires CAP_SYS_ADMIN. PATTERN writes a pattern into the target's
+ * test words and reads it back; FAA_STORM adds 1 to the word @iterations
+ * times per thread; CAS_PINGPONG, run by every node of the domain at
+ * once, moves the word from N*i + this node to N*i + this node + 1 for i
+ * from 0 to @iterations - 1, waiting for the other nodes' turns; READ
+ * (one thread, one iteration) only reads the word.
+ */
+struct rdmalock_fabric_test {
+	__u32 size;
+	__u32 flags;
+	char name[RDMALOCK_NAME_MAX];
+	__u32 op;
+	__u32 target;
+	__u32 threads;
+	__u32 iterations;
+	__u32 word;
+	__u32 pad;
+	__u64 value;
+	__u64 done;
+	__u64 errors;
+	__s32 first_error;
+	__u32 pad2;
+	__u64 reserved[2];
+};
+
 #define RDMALOCK_IOC_MAGIC	0xDA
 
 /* Read-only commands; any user who can open the device may issue them. */
 #define RDMALOCK_IOC_VERSION	_IOWR(RDMALOCK_IOC_MAGIC, 0x00, struct rdmalock_version)
 #define RDMALOCK_IOC_STATUS	_IOWR(RDMALOCK_IOC_MAGIC, 0x01, struct rdmalock_status)
+#define RDMALOCK_IOC_DOMAIN_LIST	_IOWR(RDMALOCK_IOC_MAGIC, 0x02, struct rdmalock_domain_list)
+#define RDMALOCK_IOC_DOMAIN_STATUS	_IOWR(RDMALOCK_IOC_MAGIC, 0x03, struct rdmalock_domain_status)
+
+/* Commands that change state; they require CAP_SYS_ADMIN. */
+#define RDMALOCK_IOC_DOMAIN_CREATE	_IOWR(RDMALOCK_IOC_MAGIC, 0x10, struct rdmalock_domain_create)
+#define RDMALOCK_IOC_DOMAIN_DESTROY	_IOWR(RDMALOCK_IOC_MAGIC, 0x11, struct rdmalock_domain_name)
+#define RDMALOCK_IOC_FABRIC_TEST	_IOWR(RDMALOCK_IOC_MAGIC, 0x12, struct rdmalock_fabric_test)
 
 #endif /* _UAPI_LINUX_RDMALOCK_H */

@@ -1,0 +1,337 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rdmalock domains: the named sets of nodes, like a DLM lockspace, that
+ * userspace configures and in-kernel clients find by name.
+ *
+ * A domain is on the list from creation until destruction; references
+ * (the list's own, and one per rdmalock_domain_get()) keep it alive, and
+ * the last one destroys its fabric. Destroying a domain takes it off the
+ * list at once, so no new user can find it, and drops the list's
+ * reference.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/ctype.h>
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <net/ipv6.h>
+
+#include <rdmalock.h>
+#include "cluster.h"
+#include "rdmalock-pri.h"
+
+static LIST_HEAD(rdmalock_domains);
+static DEFINE_MUTEX(rdmalock_domains_mutex);
+
+static bool rdmalock_name_valid(const char *name)
+{
+	size_t i, len = strnlen(name, RDMALOCK_NAME_MAX);
+
+	if (!len || len == RDMALOCK_NAME_MAX)
+		return false;
+	for (i = 0; i < len; i++)
+		if (!isalnum(name[i]) && !strchr("-_.", name[i]))
+			return false;
+	return true;
+}
+
+/* Converts one address; -EINVAL for anything but a unicast IP address. */
+static int rdmalock_addr_to_sockaddr(const struct rdmalock_addr *a, u16 port,
+				     struct sockaddr_storage *ss)
+{
+	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
+	struct sockaddr_in *sin = (struct sockaddr_in *)ss;
+
+	memset(ss, 0, sizeof(*ss));
+	if (a->pad)
+		return -EINVAL;
+	switch (a->family) {
+	case AF_INET:
+		if (memchr_inv(a->addr + 4, 0, sizeof(a->addr) - 4))
+			return -EINVAL;
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons(port);
+		memcpy(&sin->sin_addr, a->addr, 4);
+		if (ipv4_is_zeronet(sin->sin_addr.s_addr) ||
+		    ipv4_is_multicast(sin->sin_addr.s_addr) ||
+		    ipv4_is_lbcast(sin->sin_addr.s_addr))
+			return -EINVAL;
+		return 0;
+	case AF_INET6:
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = htons(port);
+		memcpy(&sin6->sin6_addr, a->addr, sizeof(a->addr));
+		if (ipv6_addr_any(&sin6->sin6_addr) ||
+		    ipv6_addr_is_multicast(&sin6->sin6_addr))
+			return -EINVAL;
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+/**
+ * rdmalock_domain_check() - validate a domain request, build its attributes
+ * @req: the request as userspace gave it
+ * @attr: filled in when the request is valid
+ *
+ * Return: 0, or -EINVAL for a bad name, node count or id, algorithm,
+ * table size, flag, reserved field, or a bad, unused-but-set or duplicate
+ * address. The reason is logged, rate-limited.
+ */
+VISIBLE_IF_KUNIT int rdmalock_domain_check(const struct rdmalock_domain_create *req,
+					   struct rdmalock_fabric_attr *attr)
+{
+	static const struct rdmalock_addr unused;
+	u16 port = req->port ?: RDMALOCK_DEFAULT_PORT;
+	const char *why = NULL;
+	u32 i, j;
+
+	if (req->flags || memchr_inv(req->pad, 0, sizeof(req->pad)) ||
+	    memchr_inv(req->reserved, 0, sizeof(req->reserved)))
+		why = "flags or reserved fields set";
+	else if (!rdmalock_name_valid(req->name))
+		why = "bad name";
+	else if (!req->num_nodes || req->num_nodes > RDMALOCK_MAX_NODES)
+		why = "node count out of range";
+	else if (req->node_id >= req->num_nodes)
+		why = "node id out of range";
+	else if (req->algo < RDMALOCK_ALGO_ALOCK || req->algo > RDMALOCK_ALGO_DSLR)
+		why = "unknown algorithm";
+	else if (!req->locks_per_node ||
+		 req->locks_per_node > RDMALOCK_MAX_LOCKS_PER_NODE)
+		why = "locks per node out of range";
+	if (why)
+		goto invalid;
+
+	memset(attr, 0, sizeof(*attr));
+	for (i = 0; i < RDMALOCK_MAX_NODES; i++) {
+		if (i >= req->num_nodes) {
+			if (memcmp(&req->nodes[i], &unused, sizeof(unused))) {
+				why = "address set beyond the node count";
+				goto invalid;
+			}
+			continue;
+		}
+		if (rdmalock_addr_to_sockaddr(&req->nodes[i], port, &attr->addrs[i])) {
+			why = "bad address";
+			goto invalid;
+		}
+		for (j = 0; j < i; j++)
+			if (!memcmp(&req->nodes[i], &req->nodes[j], sizeof(req->nodes[i]))) {
+				why = "duplicate address";
+				goto invalid;
+			}
+	}
+	memcpy(attr->name, req->name, sizeof(attr->name));
+	attr->node_id = req->node_id;
+	attr->num_nodes = req->num_nodes;
+	attr->port = port;
+	attr->locks_per_node = req->locks_per_node;
+	return 0;
+
+invalid:
+	pr_err_ratelimited("domain create: %s\n", why);
+	return -EINVAL;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_domain_check);
+
+/* Under rdmalock_domains_mutex. */
+static struct rdmalock_domain *rdmalock_domain_find(const char *name)
+{
+	struct rdmalock_domain *dom;
+
+	list_for_each_entry(dom, &rdmalock_domains, entry)
+		if (!strncmp(dom->attr.name, name, RDMALOCK_NAME_MAX))
+			return dom;
+	return NULL;
+}
+
+static void rdmalock_domain_release(struct kref *ref)
+{
+	struct rdmalock_domain *dom = container_of(ref, struct rdmalock_domain, ref);
+
+	rdmalock_fabric_destroy(dom->fabric);
+	pr_info("domain %s destroyed\n", dom->attr.name);
+	kfree(dom);
+}
+
+/**
+ * rdmalock_domain_create() - create a domain and start joining its nodes
+ * @req: the request; validated here
+ *
+ * Context: process context; sleeps while the fabric starts.
+ * Return: 0; -EINVAL for a bad request; -EEXIST when the name is taken;
+ * the fabric's errors (-ENODEV, -EADDRINUSE, -ETIMEDOUT, ...).
+ */
+int rdmalock_domain_create(const struct rdmalock_domain_create *req)
+{
+	struct rdmalock_domain *dom;
+	int ret;
+
+	dom = kzalloc(sizeof(*dom), GFP_KERNEL);
+	if (!dom)
+		return -ENOMEM;
+	ret = rdmalock_domain_check(req, &dom->attr);
+	if (ret)
+		goto err_free;
+	kref_init(&dom->ref);
+	dom->algo = req->algo;
+
+	/* Held across the fabric's start, so that a name is created once. */
+	mutex_lock(&rdmalock_domains_mutex);
+	if (rdmalock_domain_find(dom->attr.name)) {
+		ret = -EEXIST;
+		goto err_unlock;
+	}
+	ret = rdmalock_fabric_create(&dom->attr, &dom->fabric);
+	if (ret)
+		goto err_unlock;
+	list_add_tail(&dom->entry, &rdmalock_domains);
+	mutex_unlock(&rdmalock_domains_mutex);
+	pr_info("domain %s created: node %u of %u\n", dom->attr.name,
+		dom->attr.node_id, dom->attr.num_nodes);
+	return 0;
+
+err_unlock:
+	mutex_unlock(&rdmalock_domains_mutex);
+err_free:
+	kfree(dom);
+	return ret;
+}
+
+/**
+ * rdmalock_domain_destroy() - take a domain away and drop the list's reference
+ * @name: the domain's name
+ *
+ * The domain's fabric is torn down when its last user puts it.
+ *
+ * Context: process context; may sleep.
+ * Return: 0 or -ENOENT.
+ */
+int rdmalock_domain_destroy(const char *name)
+{
+	struct rdmalock_domain *dom;
+
+	mutex_lock(&rdmalock_domains_mutex);
+	dom = rdmalock_domain_find(name);
+	if (dom)
+		list_del(&dom->entry);
+	mutex_unlock(&rdmalock_domains_mutex);
+	if (!dom)
+		return -ENOENT;
+	kref_put(&dom->ref, rdmalock_domain_release);
+	return 0;
+}
+
+/**
+ * rdmalock_domain_names() - the names of the domains on this node
+ * @names: room for @max names
+ * @max: capacity of @names
+ *
+ * Context: process context; takes the domain list's mutex.
+ * Return: the number of domains, which may exceed @max.
+ */
+u32 rdmalock_domain_names(char (*names)[RDMALOCK_NAME_MAX], u32 max)
+{
+	struct rdmalock_domain *dom;
+	u32 n = 0;
+
+	mutex_lock(&rdmalock_domains_mutex);
+	list_for_each_entry(dom, &rdmalock_domains, entry) {
+		if (n < max)
+			memcpy(names[n], dom->attr.name, RDMALOCK_NAME_MAX);
+		n++;
+	}
+	mutex_unlock(&rdmalock_domains_mutex);
+	return n;
+}
+
+/**
+ * rdmalock_domain_status() - describe the domain named in @st->name
+ * @st: in: the name; out: every other field but @size, @flags, @reserved
+ *
+ * Context: process context; may sleep.
+ * Return: 0 or -ENOENT.
+ */
+int rdmalock_domain_status(struct rdmalock_domain_status *st)
+{
+	struct rdmalock_domain *dom;
+	u32 i;
+
+	dom = rdmalock_domain_get(st->name);
+	if (!dom)
+		return -ENOENT;
+	st->node_id = dom->attr.node_id;
+	st->num_nodes = dom->attr.num_nodes;
+	st->algo = dom->algo;
+	st->locks_per_node = dom->attr.locks_per_node;
+	st->port = dom->attr.port;
+	st->pad = 0;
+	st->region_len = rdmalock_fabric_region_len(dom->fabric);
+	memset(st->peers, 0, sizeof(st->peers));
+	for (i = 0; i < dom->attr.num_nodes; i++)
+		rdmalock_fabric_peer_status(dom->fabric, i, &st->peers[i]);
+	rdmalock_domain_put(dom);
+	return 0;
+}
+
+/**
+ * rdmalock_domains_exit() - destroy every domain, at module unload
+ *
+ * No user can hold a reference then: in-kernel clients depend on our
+ * symbols and are unloaded first, and ioctls hold the module.
+ *
+ * Context: process context; sleeps.
+ */
+void rdmalock_domains_exit(void)
+{
+	struct rdmalock_domain *dom, *tmp;
+	LIST_HEAD(doomed);
+
+	mutex_lock(&rdmalock_domains_mutex);
+	list_splice_init(&rdmalock_domains, &doomed);
+	mutex_unlock(&rdmalock_domains_mutex);
+	list_for_each_entry_safe(dom, tmp, &doomed, entry)
+		kref_put(&dom->ref, rdmalock_domain_release);
+}
+
+/**
+ * rdmalock_domain_get() - find a lock domain by name and hold it
+ * @name: the name given to ``rdmalockctl domain create``
+ *
+ * The domain stays valid, with its connections, until the matching
+ * rdmalock_domain_put(), even if it is destroyed meanwhile.
+ *
+ * Context: process context; takes a mutex.
+ * Return: the domain, or NULL when no domain has that name.
+ */
+struct rdmalock_domain *rdmalock_domain_get(const char *name)
+{
+	struct rdmalock_domain *dom;
+
+	mutex_lock(&rdmalock_domains_mutex);
+	dom = rdmalock_domain_find(name);
+	if (dom)
+		kref_get(&dom->ref);
+	mutex_unlock(&rdmalock_domains_mutex);
+	return dom;
+}
+EXPORT_SYMBOL_GPL(rdmalock_domain_get);
+
+/**
+ * rdmalock_domain_put() - release a domain found with rdmalock_domain_get()
+ * @dom: the domain
+ *
+ * Context: process context; may sleep (the last put of a destroyed
+ * domain tears its connections down).
+ */
+void rdmalock_domain_put(struct rdmalock_domain *dom)
+{
+	kref_put(&dom->ref, rdmalock_domain_release);
+}
+EXPORT_SYMBOL_GPL(rdmalock_domain_put);

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * rdmalock domains: named sets of nodes sharing an algorithm and a lock
+ * table geometry, each with its fabric.
+ */
+#ifndef RDMALOCK_CLUSTER_H
+#define RDMALOCK_CLUSTER_H
+
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <rdmalock.h>
+
+#include "fabric.h"
+
+struct rdmalock_domain {
+	struct kref ref;
+	struct list_head entry;		/* in the domain list, under its mutex */
+	u32 algo;
+	struct rdmalock_fabric_attr attr;
+	struct rdmalock_fabric *fabric;
+};
+
+#if IS_ENABLED(CONFIG_KUNIT)
+int rdmalock_domain_check(const struct rdmalock_domain_create *req,
+			  struct rdmalock_fabric_attr *attr);
+#endif
+int rdmalock_domain_create(const struct rdmalock_domain_create *req);
+int rdmalock_domain_destroy(const char *name);
+u32 rdmalock_domain_names(char (*names)[RDMALOCK_NAME_MAX], u32 max);
+int rdmalock_domain_status(struct rdmalock_domain_status *st);
+void rdmalock_domains_exit(void);
+
+#endif /* RDMALOCK_CLUSTER_H */

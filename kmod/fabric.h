@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * rdmalock fabric: RC connections between the nodes of a domain, the
+ * memory each node exposes to the others, and the verbs that reach it.
+ *
+ * A fabric knows nodes by index and memory by offset into a node's
+ * region; it knows nothing of locks. Every verb is bounded: it returns
+ * -ENOTCONN at once when the peer is not up, and -ETIMEDOUT (after which
+ * the connection is torn down and re-established) when a completion does
+ * not arrive in time, so no caller can wait forever.
+ */
+#ifndef RDMALOCK_FABRIC_H
+#define RDMALOCK_FABRIC_H
+
+#include <linux/socket.h>
+#include <linux/types.h>
+#include <linux/rdmalock.h>
+
+struct rdmalock_fabric;
+
+/*
+ * Layout of the region every node registers and exposes:
+ *
+ *   0                      RDMALOCK_REGION_SCRATCH_LEN  scratch: probe and test words
+ *   table_off              locks_per_node * 64          the lock table
+ *   desc_off               RDMALOCK_DESC_COUNT * 64     queue descriptors
+ *
+ * Every part is 64-byte aligned, the whole is a multiple of PAGE_SIZE.
+ */
+#define RDMALOCK_SLOT_SIZE		64
+#define RDMALOCK_REGION_SCRATCH_LEN	64
+#define RDMALOCK_DESC_COUNT		1024
+
+/**
+ * struct rdmalock_fabric_attr - what a fabric is made of
+ * @name: the domain's name; peers must present the same
+ * @node_id: this node's index in @addrs
+ * @num_nodes: nodes in the domain
+ * @port: rdma_cm port every node listens on
+ * @locks_per_node: lock table slots in each region
+ * @addrs: every node's address, port included
+ */
+struct rdmalock_fabric_attr {
+	char name[RDMALOCK_NAME_MAX];
+	u32 node_id;
+	u32 num_nodes;
+	u16 port;
+	u32 locks_per_node;
+	struct sockaddr_storage addrs[RDMALOCK_MAX_NODES];
+};
+
+int rdmalock_fabric_create(const struct rdmalock_fabric_attr *attr,
+			   struct rdmalock_fabric **fabricp);
+void rdmalock_fabric_destroy(struct rdmalock_fabric *fabric);
+
+size_t rdmalock_fabric_region_len(const struct rdmalock_fabric *fabric);
+void rdmalock_fabric_peer_status(struct rdmalock_fabric *fabric, u32 node,
+				 struct rdmalock_peer_status *st);
+
+int rdmalock_fabric_read(struct rdmalock_fabric *fabric, u32 node, u64 offset,
+			 void *buf, u32 len);
+int rdmalock_fabric_write(struct rdmalock_fabric *fabric, u32 node, u64 offset,
+			  const void *buf, u32 len);
+int rdmalock_fabric_cas(struct rdmalock_fabric *fabric, u32 node, u64 offset,
+			u64 expected, u64 desired, u64 *old);
+int rdmalock_fabric_faa(struct rdmalock_fabric *fabric, u32 node, u64 offset,
+			u64 add, u64 *old);
+
+#endif /* RDMALOCK_FABRIC_H */

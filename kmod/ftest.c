@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rdmalock fabric test: kernel threads that exercise a domain's fabric
+ * from this node, for an operator checking a new cluster and for our own
+ * cluster tests (RDMALOCK_IOC_FABRIC_TEST, `rdmalockctl fabric-test`).
+ *
+ * The test words are the first eight words of every node's scratch area.
+ * Each operation's result can be checked exactly from outside: a pattern
+ * reads back what was written; a fetch-and-add storm from T threads on
+ * each of N nodes, M adds each, leaves N*T*M; a compare-and-swap
+ * ping-pong between all N nodes, M rounds, leaves N*M; a read returns
+ * the word.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/completion.h>
+#include <linux/jiffies.h>
+#include <linux/kthread.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+
+#include "cluster.h"
+#include "rdmalock-pri.h"
+
+#define RDMALOCK_FTEST_MAX_THREADS	64
+#define RDMALOCK_FTEST_MAX_ITERATIONS	1000000
+#define RDMALOCK_FTEST_WORDS		(RDMALOCK_REGION_SCRATCH_LEN / 8)
+/* How long a CAS ping-pong waits for the other nodes to take their turn. */
+#define RDMALOCK_FTEST_TURN_TIMEOUT	(30 * HZ)
+
+struct rdmalock_ftest {
+	struct rdmalock_fabric *fabric;
+	const struct rdmalock_fabric_test *req;
+	u32 self;
+	u32 num_nodes;
+	u64 offset;
+	atomic_t running;
+	bool stop;
+	atomic64_t done;
+	atomic64_t errors;
+	atomic_t first_error;
+	struct completion finished;
+};
+
+static void rdmalock_ftest_error(struct rdmalock_ftest *t, int err)
+{
+	atomic64_inc(&t->errors);
+	atomic_cmpxchg(&t->first_error, 0, err);
+}
+
+static int rdmalock_ftest_pattern(struct rdmalock_ftest *t, u64 i)
+{
+	u64 want = ((u64)t->self << 56) ^ (i * 0x9e3779b97f4a7c15ULL), got;
+	int ret;
+
+	ret = rdmalock_fabric_write(t->fabric, t->req->target, t->offset,
+				    &want, sizeof(want));
+	if (!ret)
+		ret = rdmalock_fabric_read(t->fabric, t->req->target, t->offset,
+					   &got, sizeof(got));
+	if (!ret && got != want)
+		ret = -EILSEQ;
+	return ret;
+}
+
+/* This node's turn in round @i is to move the word from N*i+self on. */
+static int rdmalock_ftest_pingpong(struct rdmalock_ftest *t, u64 i)
+{
+	u64 want = t->num_nodes * i + t->self, old;
+	unsigned long deadline = jiffies + RDMALOCK_FTEST_TURN_TIMEOUT;
+	int ret;
+
+	for (;;) {
+		ret = rdmalock_fabric_cas(t->fabric, t->req->target, t->offset,
+					  want, want + 1, &old);
+		if (ret || old == want)
+			return ret;
+		if (READ_ONCE(t->stop))
+			return -EINTR;
+		if (time_after(jiffies, deadline))
+			return -ETIMEDOUT;
+		cond_resched();
+	}
+}
+
+static int rdmalock_ftest_thread(void *arg)
+{
+	struct rdmalock_ftest *t = arg;
+	u64 i;
+	int ret;
+
+	for (i = 0; i < t->req->iterations && !READ_ONCE(t->stop); i++) {
+		switch (t->req->op) {
+		case RDMALOCK_FTEST_PATTERN:
+			ret = rdmalock_ftest_pattern(t, i);
+			break;
+		case RDMALOCK_FTEST_FAA_STORM:
+			ret = rdmalock_fabric_faa(t->fabric, t->req->target,
+						  t->offset, 1, NULL);
+			break;
+		case RDMALOCK_FTEST_READ:
+			ret = 0;
+			break;
+		default:
+			ret = rdmalock_ftest_pingpong(t, i);
+			break;
+		}
+		if (ret)
+			rdmalock_ftest_error(t, ret);
+		else
+			atomic64_inc(&t->done);
+		cond_resched();
+	}
+	if (atomic_dec_and_test(&t->running))
+		complete(&t->finished);
+	return 0;
+}
+
+static int rdmalock_ftest_check(const struct rdmalock_fabric_test *req,
+				u32 num_nodes)
+{
+	if (req->flags || req->pad || req->pad2 ||
+	    memchr_inv(req->reserved, 0, sizeof(req->reserved)))
+		return -EINVAL;
+	if (req->op < RDMALOCK_FTEST_PATTERN || req->op > RDMALOCK_FTEST_READ)
+		return -EINVAL;
+	if (req->target >= num_nodes || req->word >= RDMALOCK_FTEST_WORDS)
+		return -EINVAL;
+	if (!req->threads || req->threads > RDMALOCK_FTEST_MAX_THREADS ||
+	    !req->iterations || req->iterations > RDMALOCK_FTEST_MAX_ITERATIONS)
+		return -EINVAL;
+	/* One writer of a pattern, one player per node in a ping-pong. */
+	if (req->op != RDMALOCK_FTEST_FAA_STORM && req->threads != 1)
+		return -EINVAL;
+	if (req->op == RDMALOCK_FTEST_READ && req->iterations != 1)
+		return -EINVAL;
+	return 0;
+}
+
+/* Starts the threads; returns how many are running. */
+static u32 rdmalock_ftest_start(struct rdmalock_ftest *t)
+{
+	struct task_struct *task;
+	u32 i, started = 0;
+
+	atomic_set(&t->running, t->req->threads + 1);
+	for (i = 0; i < t->req->threads; i++) {
+		task = kthread_run(rdmalock_ftest_thread, t, "rdmalock-ft/%u", i);
+		if (IS_ERR(task)) {
+			rdmalock_ftest_error(t, PTR_ERR(task));
+			break;
+		}
+		started++;
+	}
+	/* Drop the threads that did not start, and the starter's own count. */
+	if (atomic_sub_and_test(t->req->threads - started + 1, &t->running))
+		complete(&t->finished);
+	return started;
+}
+
+/**
+ * rdmalock_fabric_test() - run RDMALOCK_IOC_FABRIC_TEST on a domain
+ * @req: in: the test; out: its results
+ *
+ * Context: process context; sleeps until the threads are done. A fatal
+ * signal stops them early.
+ * Return: 0 (failures of single operations are counted in @req), -ENOENT
+ * for an unknown domain, -EINVAL for bad parameters.
+ */
+int rdmalock_fabric_test(struct rdmalock_fabric_test *req)
+{
+	struct rdmalock_domain *dom;
+	struct rdmalock_ftest *t;
+	int ret;
+
+	dom = rdmalock_domain_get(req->name);
+	if (!dom)
+		return -ENOENT;
+	ret = rdmalock_ftest_check(req, dom->attr.num_nodes);
+	if (ret)
+		goto out_put;
+	t = kzalloc(sizeof(*t), GFP_KERNEL);
+	if (!t) {
+		ret = -ENOMEM;
+		goto out_put;
+	}
+	t->fabric = dom->fabric;
+	t->req = req;
+	t->self = dom->attr.node_id;
+	t->num_nodes = dom->attr.num_nodes;
+	t->offset = (u64)req->word * sizeof(u64);
+	init_completion(&t->finished);
+
+	rdmalock_ftest_start(t);
+	if (wait_for_completion_killable(&t->finished)) {
+		WRITE_ONCE(t->stop, true);
+		wait_for_completion(&t->finished);
+	}
+
+	req->value = 0;
+	if (req->op != RDMALOCK_FTEST_PATTERN) {
+		ret = rdmalock_fabric_read(t->fabric, req->target, t->offset,
+					   &req->value, sizeof(req->value));
+		if (ret)
+			rdmalock_ftest_error(t, ret);
+		ret = 0;
+	}
+	req->done = atomic64_read(&t->done);
+	req->errors = atomic64_read(&t->errors);
+	req->first_error = atomic_read(&t->first_error);
+	kfree(t);
+out_put:
+	rdmalock_domain_put(dom);
+	return ret;
+}

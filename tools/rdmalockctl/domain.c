@@ -1,0 +1,317 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rdmalockctl: lock domains and their fabric test.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "rdmalockctl.h"
+
+static const char * const algo_names[] = {
+	[RDMALOCK_ALGO_ALOCK] = "alock",
+	[RDMALOCK_ALGO_CAS] = "cas",
+	[RDMALOCK_ALGO_MCS] = "mcs",
+	[RDMALOCK_ALGO_SHIFTLOCK] = "shiftlock",
+	[RDMALOCK_ALGO_DSLR] = "dslr",
+};
+
+static const char * const ftest_names[] = {
+	[RDMALOCK_FTEST_PATTERN] = "pattern",
+	[RDMALOCK_FTEST_FAA_STORM] = "faa-storm",
+	[RDMALOCK_FTEST_CAS_PINGPONG] = "cas-pingpong",
+	[RDMALOCK_FTEST_READ] = "read",
+};
+
+static const char * const peer_states[] = {
+	[RDMALOCK_PEER_DOWN] = "down",
+	[RDMALOCK_PEER_CONNECTING] = "connecting",
+	[RDMALOCK_PEER_UP] = "up",
+};
+
+static const char * const verb_names[RDMALOCK_VERB_MAX] = {
+	[RDMALOCK_VERB_READ] = "read",
+	[RDMALOCK_VERB_WRITE] = "write",
+	[RDMALOCK_VERB_CAS] = "cas",
+	[RDMALOCK_VERB_FAA] = "faa",
+};
+
+/* The index of @name in @names, or 0 (never a valid value) if absent. */
+static unsigned int lookup(const char * const *names, size_t n, const char *name)
+{
+	size_t i;
+
+	for (i = 1; i < n; i++)
+		if (names[i] && !strcmp(names[i], name))
+			return i;
+	return 0;
+}
+
+static const char *name_of(const char * const *names, size_t n, unsigned int i)
+{
+	return i < n && names[i] ? names[i] : "?";
+}
+
+static int parse_addr(const char *s, struct rdmalock_addr *a)
+{
+	memset(a, 0, sizeof(*a));
+	if (inet_pton(AF_INET, s, a->addr) == 1) {
+		a->family = AF_INET;
+		return 0;
+	}
+	if (inet_pton(AF_INET6, s, a->addr) == 1) {
+		a->family = AF_INET6;
+		return 0;
+	}
+	fprintf(stderr, "rdmalockctl: bad address '%s'\n", s);
+	return -1;
+}
+
+static int parse_nodes(char *list, struct rdmalock_domain_create *req)
+{
+	char *tok, *save = NULL;
+
+	for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (req->num_nodes == RDMALOCK_MAX_NODES) {
+			fprintf(stderr, "rdmalockctl: more than %d nodes\n",
+				RDMALOCK_MAX_NODES);
+			return -1;
+		}
+		if (parse_addr(tok, &req->nodes[req->num_nodes]))
+			return -1;
+		req->num_nodes++;
+	}
+	return 0;
+}
+
+static int domain_create(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "node-id", required_argument, NULL, 'i' },
+		{ "nodes", required_argument, NULL, 'n' },
+		{ "port", required_argument, NULL, 'p' },
+		{ "algo", required_argument, NULL, 'a' },
+		{ "locks-per-node", required_argument, NULL, 'k' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct rdmalock_domain_create req = {
+		.size = sizeof(req),
+		.algo = RDMALOCK_ALGO_ALOCK,
+		.locks_per_node = 1024,
+	};
+	unsigned int port = 0;
+	int opt, fd, ret, have_id = 0;
+
+	optind = 0;	/* glibc: start a new scan */
+	while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
+		switch (opt) {
+		case 'i':
+			if (parse_u32(optarg, "node id", RDMALOCK_MAX_NODES - 1, &req.node_id))
+				return EXIT_USAGE;
+			have_id = 1;
+			break;
+		case 'n':
+			if (parse_nodes(optarg, &req))
+				return EXIT_USAGE;
+			break;
+		case 'p':
+			if (parse_u32(optarg, "port", 65535, &port))
+				return EXIT_USAGE;
+			req.port = port;
+			break;
+		case 'a':
+			req.algo = lookup(algo_names, ARRAY_SIZE(algo_names), optarg);
+			if (!req.algo) {
+				fprintf(stderr, "rdmalockctl: unknown algorithm '%s'\n", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'k':
+			if (parse_u32(optarg, "locks per node",
+				      RDMALOCK_MAX_LOCKS_PER_NODE, &req.locks_per_node))
+				return EXIT_USAGE;
+			break;
+		default:
+			return EXIT_USAGE;
+		}
+	}
+	if (optind != argc - 1 || !have_id || !req.num_nodes) {
+		fprintf(stderr, "rdmalockctl: domain create NAME --node-id I --nodes ADDR,... is required\n");
+		return EXIT_USAGE;
+	}
+	if (copy_name(req.name, argv[optind]))
+		return EXIT_USAGE;
+
+	fd = open_device();
+	if (fd < 0)
+		return 1;
+	ret = do_ioctl(fd, RDMALOCK_IOC_DOMAIN_CREATE, &req, "domain create");
+	close(fd);
+	return ret ? 1 : 0;
+}
+
+static int domain_destroy(const char *name)
+{
+	struct rdmalock_domain_name req = { .size = sizeof(req) };
+	int fd, ret;
+
+	if (copy_name(req.name, name))
+		return EXIT_USAGE;
+	fd = open_device();
+	if (fd < 0)
+		return 1;
+	ret = do_ioctl(fd, RDMALOCK_IOC_DOMAIN_DESTROY, &req, "domain destroy");
+	close(fd);
+	return ret ? 1 : 0;
+}
+
+static int domain_list(void)
+{
+	char names[RDMALOCK_MAX_DOMAINS][RDMALOCK_NAME_MAX];
+	struct rdmalock_domain_list req = {
+		.size = sizeof(req),
+		.names = (unsigned long)names,
+		.max_names = RDMALOCK_MAX_DOMAINS,
+	};
+	unsigned int i;
+	int fd = open_device();
+
+	if (fd < 0 || do_ioctl(fd, RDMALOCK_IOC_DOMAIN_LIST, &req, "domain list"))
+		return 1;
+	close(fd);
+	for (i = 0; i < req.num_names && i < req.max_names; i++)
+		printf("%.*s\n", RDMALOCK_NAME_MAX, names[i]);
+	return 0;
+}
+
+static void print_peer(const struct rdmalock_peer_status *p, unsigned int self)
+{
+	unsigned int v;
+
+	printf("  node %u%s: %s, qp %u, connected %u times\n", p->node_id,
+	       p->node_id == self ? " (self, loopback)" : "",
+	       name_of(peer_states, ARRAY_SIZE(peer_states), p->state),
+	       p->qp_num, p->connects);
+	for (v = 0; v < RDMALOCK_VERB_MAX; v++) {
+		const struct rdmalock_verb_stats *s = &p->verbs[v];
+
+		if (!s->posted && !s->failed)
+			continue;
+		printf("    %-5s posted %llu completed %llu failed %llu bytes %llu\n",
+		       verb_names[v], (unsigned long long)s->posted,
+		       (unsigned long long)s->completed,
+		       (unsigned long long)s->failed, (unsigned long long)s->bytes);
+	}
+}
+
+static int domain_status(const char *name)
+{
+	struct rdmalock_domain_status st = { .size = sizeof(st) };
+	unsigned int i;
+	int fd;
+
+	if (copy_name(st.name, name))
+		return EXIT_USAGE;
+	fd = open_device();
+	if (fd < 0 || do_ioctl(fd, RDMALOCK_IOC_DOMAIN_STATUS, &st, "domain status"))
+		return 1;
+	close(fd);
+	printf("domain %s: node %u of %u, algo %s, %u locks per node, port %u, %u bytes exposed\n",
+	       st.name, st.node_id, st.num_nodes,
+	       name_of(algo_names, ARRAY_SIZE(algo_names), st.algo),
+	       st.locks_per_node, st.port, st.region_len);
+	for (i = 0; i < st.num_nodes && i < RDMALOCK_MAX_NODES; i++)
+		print_peer(&st.peers[i], st.node_id);
+	return 0;
+}
+
+int cmd_domain(int argc, char **argv)
+{
+	const char *sub = argv[1];
+
+	if (!strcmp(sub, "create"))
+		return domain_create(argc - 1, argv + 1);
+	if (!strcmp(sub, "destroy") && argc == 3)
+		return domain_destroy(argv[2]);
+	if (!strcmp(sub, "list") && argc == 2)
+		return domain_list();
+	if (!strcmp(sub, "status") && argc == 3)
+		return domain_status(argv[2]);
+	fprintf(stderr, "rdmalockctl: domain create|destroy NAME|list|status NAME\n");
+	return EXIT_USAGE;
+}
+
+int cmd_fabric_test(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "target", required_argument, NULL, 't' },
+		{ "threads", required_argument, NULL, 'T' },
+		{ "iterations", required_argument, NULL, 'm' },
+		{ "word", required_argument, NULL, 'w' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct rdmalock_fabric_test req = {
+		.size = sizeof(req),
+		.threads = 1,
+		.iterations = 1,
+	};
+	int opt, fd, ret, have_target = 0;
+
+	optind = 0;	/* glibc: start a new scan */
+	while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
+		switch (opt) {
+		case 't':
+			if (parse_u32(optarg, "target", RDMALOCK_MAX_NODES - 1, &req.target))
+				return EXIT_USAGE;
+			have_target = 1;
+			break;
+		case 'T':
+			if (parse_u32(optarg, "threads", 64, &req.threads))
+				return EXIT_USAGE;
+			break;
+		case 'm':
+			if (parse_u32(optarg, "iterations", 1000000, &req.iterations))
+				return EXIT_USAGE;
+			break;
+		case 'w':
+			if (parse_u32(optarg, "word", 7, &req.word))
+				return EXIT_USAGE;
+			break;
+		default:
+			return EXIT_USAGE;
+		}
+	}
+	if (optind != argc - 2 || !have_target) {
+		fprintf(stderr, "rdmalockctl: fabric-test NAME OP --target N is required\n");
+		return EXIT_USAGE;
+	}
+	if (copy_name(req.name, argv[optind]))
+		return EXIT_USAGE;
+	req.op = lookup(ftest_names, ARRAY_SIZE(ftest_names), argv[optind + 1]);
+	if (!req.op) {
+		fprintf(stderr, "rdmalockctl: unknown fabric test '%s'\n", argv[optind + 1]);
+		return EXIT_USAGE;
+	}
+
+	fd = open_device();
+	if (fd < 0)
+		return 1;
+	ret = do_ioctl(fd, RDMALOCK_IOC_FABRIC_TEST, &req, "fabric-test");
+	close(fd);
+	if (ret)
+		return 1;
+	printf("%s on node %u: done %llu errors %llu value %llu\n",
+	       ftest_names[req.op], req.target, (unsigned long long)req.done,
+	       (unsigned long long)req.errors, (unsigned long long)req.value);
+	if (req.errors) {
+		fprintf(stderr, "rdmalockctl: fabric-test: %llu operations failed, first: %s\n",
+			(unsigned long long)req.errors, strerror(-req.first_error));
+		return 1;
+	}
+	return 0;
+}
