@@ -97,7 +97,7 @@ static long rdmalock_ioc_domain_destroy(struct file *file, void *arg)
 static long rdmalock_ioc_domain_list(struct file *file, void *arg)
 {
 	struct rdmalock_domain_list *l = arg;
-	char (*names)[RDMALOCK_NAME_MAX] = NULL;
+	char *names = NULL;
 	u32 n;
 
 	if (l->flags || memchr_inv(l->reserved, 0, sizeof(l->reserved)))

@@ -230,13 +230,13 @@ int rdmalock_domain_destroy(const char *name)
 
 /**
  * rdmalock_domain_names() - the names of the domains on this node
- * @names: room for @max names
+ * @names: room for @max names of %RDMALOCK_NAME_MAX bytes each, or NULL
  * @max: capacity of @names
  *
  * Context: process context; takes the domain list's mutex.
  * Return: the number of domains, which may exceed @max.
  */
-u32 rdmalock_domain_names(char (*names)[RDMALOCK_NAME_MAX], u32 max)
+u32 rdmalock_domain_names(char *names, u32 max)
 {
 	struct rdmalock_domain *dom;
 	u32 n = 0;
@@ -244,7 +244,8 @@ u32 rdmalock_domain_names(char (*names)[RDMALOCK_NAME_MAX], u32 max)
 	mutex_lock(&rdmalock_domains_mutex);
 	list_for_each_entry(dom, &rdmalock_domains, entry) {
 		if (n < max)
-			memcpy(names[n], dom->attr.name, RDMALOCK_NAME_MAX);
+			memcpy(names + n * RDMALOCK_NAME_MAX, dom->attr.name,
+			       RDMALOCK_NAME_MAX);
 		n++;
 	}
 	mutex_unlock(&rdmalock_domains_mutex);

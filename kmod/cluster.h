@@ -26,7 +26,7 @@ int rdmalock_domain_check(const struct rdmalock_domain_create *req,
 #endif
 int rdmalock_domain_create(const struct rdmalock_domain_create *req);
 int rdmalock_domain_destroy(const char *name);
-u32 rdmalock_domain_names(char (*names)[RDMALOCK_NAME_MAX], u32 max);
+u32 rdmalock_domain_names(char *names, u32 max);
 int rdmalock_domain_status(struct rdmalock_domain_status *st);
 void rdmalock_domains_exit(void);
 

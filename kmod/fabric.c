@@ -51,8 +51,6 @@
 #include "fabric.h"
 #include "rdmalock-pri.h"
 
-#define RDMALOCK_CM_MAGIC		0x52444c4b	/* "RDLK" */
-#define RDMALOCK_CM_VERSION		1
 #define RDMALOCK_SQ_DEPTH		64
 #define RDMALOCK_CQ_DEPTH		(RDMALOCK_SQ_DEPTH + 2)
 #define RDMALOCK_RD_ATOMIC		16
@@ -60,23 +58,6 @@
 #define RDMALOCK_RECONNECT_MS		500
 #define RDMALOCK_LOOPBACK_TIMEOUT_MS	10000
 #define RDMALOCK_VERB_TIMEOUT_MS	5000
-
-/*
- * Private data of a connect request and of its reply: who is speaking,
- * for which domain, and where its region is. At most 56 bytes fit in a
- * request on the TCP port space.
- */
-struct rdmalock_cm_pdata {
-	__be32 magic;
-	u8 version;
-	u8 pad;
-	__be16 node_id;
-	__be64 region_addr;
-	__be32 region_rkey;
-	__be32 region_len;
-	char name[RDMALOCK_NAME_MAX];
-};
-static_assert(sizeof(struct rdmalock_cm_pdata) == 56);
 
 /*
  * What a cm_id's context points to. The listener's child ids start out
@@ -360,28 +341,31 @@ static void rdmalock_fill_pdata(struct rdmalock_fabric *fabric,
 
 /**
  * rdmalock_cm_pdata_check() - validate the private data a node sent us
- * @fabric: our fabric
- * @data: the bytes received, possibly fewer than a whole pdata
+ * @attr: our domain
+ * @region_len: the length of our region, which every node's must equal
+ * @data: the bytes received, possibly fewer than a whole pdata, or NULL
  * @len: their number
  * @node: set to the sender's node id when valid
  *
  * Return: 0, or -EPROTO for anything not from a node of this domain.
  */
-static int rdmalock_cm_pdata_check(struct rdmalock_fabric *fabric,
-				   const void *data, u8 len, u32 *node)
+VISIBLE_IF_KUNIT int rdmalock_cm_pdata_check(const struct rdmalock_fabric_attr *attr,
+					     u32 region_len, const void *data,
+					     u8 len, u32 *node)
 {
 	const struct rdmalock_cm_pdata *pd = data;
 
 	if (!data || len < sizeof(*pd) ||
 	    be32_to_cpu(pd->magic) != RDMALOCK_CM_MAGIC ||
 	    pd->version != RDMALOCK_CM_VERSION ||
-	    memcmp(pd->name, fabric->attr.name, sizeof(pd->name)) ||
-	    be16_to_cpu(pd->node_id) >= fabric->attr.num_nodes ||
-	    be32_to_cpu(pd->region_len) != fabric->region_len)
+	    memcmp(pd->name, attr->name, sizeof(pd->name)) ||
+	    be16_to_cpu(pd->node_id) >= attr->num_nodes ||
+	    be32_to_cpu(pd->region_len) != region_len)
 		return -EPROTO;
 	*node = be16_to_cpu(pd->node_id);
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_cm_pdata_check);
 
 static void rdmalock_conn_set_remote(struct rdmalock_conn *conn,
 				     const struct rdmalock_cm_pdata *pd)
@@ -439,8 +423,9 @@ static int rdmalock_cm_connect_request(struct rdmalock_fabric *fabric,
 	bool loopback;
 	int ret;
 
-	if (rdmalock_cm_pdata_check(fabric, req->private_data,
-				    req->private_data_len, &node)) {
+	if (rdmalock_cm_pdata_check(&fabric->attr, fabric->region_len,
+				    req->private_data, req->private_data_len,
+				    &node)) {
 		pr_err_ratelimited("%s: connect request that is not from this domain\n",
 				   fabric->attr.name);
 		return -EPROTO;
@@ -518,7 +503,8 @@ static void rdmalock_cm_established(struct rdmalock_conn *conn,
 		conn->remote_rkey = fabric->mr->rkey;
 		conn->remote_len = fabric->region_len;
 	} else if (conn->active && peer->node != rdmalock_self(fabric)) {
-		if (rdmalock_cm_pdata_check(fabric, ev->param.conn.private_data,
+		if (rdmalock_cm_pdata_check(&fabric->attr, fabric->region_len,
+					    ev->param.conn.private_data,
 					    ev->param.conn.private_data_len, &node) ||
 		    node != peer->node) {
 			rdmalock_conn_fail(conn, "bad reply from peer");

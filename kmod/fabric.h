@@ -12,6 +12,7 @@
 #ifndef RDMALOCK_FABRIC_H
 #define RDMALOCK_FABRIC_H
 
+#include <linux/build_bug.h>
 #include <linux/socket.h>
 #include <linux/types.h>
 #include <linux/rdmalock.h>
@@ -30,6 +31,36 @@ struct rdmalock_fabric;
 #define RDMALOCK_SLOT_SIZE		64
 #define RDMALOCK_REGION_SCRATCH_LEN	64
 #define RDMALOCK_DESC_COUNT		1024
+
+#define RDMALOCK_CM_MAGIC		0x52444c4b	/* "RDLK" */
+#define RDMALOCK_CM_VERSION		1
+
+/**
+ * struct rdmalock_cm_pdata - private data of a connect request and reply
+ * @magic: %RDMALOCK_CM_MAGIC
+ * @version: %RDMALOCK_CM_VERSION
+ * @pad: zero
+ * @node_id: the sender's index in the domain
+ * @region_addr: where the sender's region is, for RDMA
+ * @region_rkey: its remote key
+ * @region_len: its length, which must equal the receiver's
+ * @name: the domain's name, NUL-padded
+ *
+ * Who is speaking, for which domain, and where its memory is. All fields
+ * big-endian. At most 56 bytes fit in a request on the TCP port space.
+ */
+struct rdmalock_cm_pdata {
+	__be32 magic;
+	u8 version;
+	u8 pad;
+	__be16 node_id;
+	__be64 region_addr;
+	__be32 region_rkey;
+	__be32 region_len;
+	char name[RDMALOCK_NAME_MAX];
+};
+
+static_assert(sizeof(struct rdmalock_cm_pdata) == 56);
 
 /**
  * struct rdmalock_fabric_attr - what a fabric is made of
@@ -63,6 +94,12 @@ int rdmalock_fabric_write(struct rdmalock_fabric *fabric, u32 node, u64 offset,
 			  const void *buf, u32 len);
 int rdmalock_fabric_cas(struct rdmalock_fabric *fabric, u32 node, u64 offset,
 			u64 expected, u64 desired, u64 *old);
+#if IS_ENABLED(CONFIG_KUNIT)
+int rdmalock_fabric_check_range(u64 region_len, u64 offset, u64 len, u64 align);
+int rdmalock_cm_pdata_check(const struct rdmalock_fabric_attr *attr,
+			    u32 region_len, const void *data, u8 len, u32 *node);
+#endif
+
 int rdmalock_fabric_faa(struct rdmalock_fabric *fabric, u32 node, u64 offset,
 			u64 add, u64 *old);
 

@@ -141,7 +141,8 @@ static int domain_create(int argc, char **argv)
 		}
 	}
 	if (optind != argc - 1 || !have_id || !req.num_nodes) {
-		fprintf(stderr, "rdmalockctl: domain create NAME --node-id I --nodes ADDR,... is required\n");
+		fprintf(stderr, "rdmalockctl: domain create needs NAME, --node-id I and %s\n",
+			"--nodes ADDR,...");
 		return EXIT_USAGE;
 	}
 	if (copy_name(req.name, argv[optind]))

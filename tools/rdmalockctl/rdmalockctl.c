@@ -82,7 +82,7 @@ int copy_name(char *dst, const char *name)
 			name, RDMALOCK_NAME_MAX - 1);
 		return -1;
 	}
-	strncpy(dst, name, RDMALOCK_NAME_MAX);
+	memcpy(dst, name, strlen(name) + 1);
 	return 0;
 }
 
@@ -139,11 +139,13 @@ static const char *atomic_cap_name(unsigned int cap)
 	}
 }
 
-static int cmd_version(int argc __attribute__((unused)), char **argv __attribute__((unused)))
+static int cmd_version(int argc, char **argv)
 {
 	struct rdmalock_version v = { .size = sizeof(v) };
 	int fd = open_device();
 
+	(void)argc;
+	(void)argv;
 	if (fd < 0 || do_ioctl(fd, RDMALOCK_IOC_VERSION, &v, "VERSION"))
 		return 1;
 	close(fd);
@@ -177,7 +179,7 @@ static void print_device(const struct rdmalock_device_info *d)
 	}
 }
 
-static int cmd_status(int argc __attribute__((unused)), char **argv __attribute__((unused)))
+static int cmd_status(int argc, char **argv)
 {
 	struct rdmalock_device_info devs[RDMALOCK_MAX_DEVICES];
 	struct rdmalock_status s = {
@@ -188,6 +190,8 @@ static int cmd_status(int argc __attribute__((unused)), char **argv __attribute_
 	unsigned int i, n;
 	int fd = open_device();
 
+	(void)argc;
+	(void)argv;
 	if (fd < 0 || do_ioctl(fd, RDMALOCK_IOC_STATUS, &s, "STATUS"))
 		return 1;
 	close(fd);

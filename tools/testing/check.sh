@@ -48,6 +48,10 @@ group smoke-stock "$testing/vm/vmtest.sh" --scenario smoke --kernel stock \
 	--outdir "$out/smoke-stock"
 group smoke-debug "$testing/vm/vmtest.sh" --scenario smoke --kernel debug \
 	--outdir "$out/smoke-debug"
+group fabric-stock "$testing/vm/vmtest.sh" --scenario fabric --kernel stock \
+	--outdir "$out/fabric-stock"
+group fabric-debug "$testing/vm/vmtest.sh" --scenario fabric --kernel debug \
+	--outdir "$out/fabric-debug"
 group harness "$testing/vm/selftest.sh"
 
 echo "$total_passed passed, $total_failed failed"

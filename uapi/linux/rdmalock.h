@@ -351,12 +351,17 @@ struct rdmalock_fabric_test {
 /* Read-only commands; any user who can open the device may issue them. */
 #define RDMALOCK_IOC_VERSION	_IOWR(RDMALOCK_IOC_MAGIC, 0x00, struct rdmalock_version)
 #define RDMALOCK_IOC_STATUS	_IOWR(RDMALOCK_IOC_MAGIC, 0x01, struct rdmalock_status)
-#define RDMALOCK_IOC_DOMAIN_LIST	_IOWR(RDMALOCK_IOC_MAGIC, 0x02, struct rdmalock_domain_list)
-#define RDMALOCK_IOC_DOMAIN_STATUS	_IOWR(RDMALOCK_IOC_MAGIC, 0x03, struct rdmalock_domain_status)
+#define RDMALOCK_IOC_DOMAIN_LIST \
+	_IOWR(RDMALOCK_IOC_MAGIC, 0x02, struct rdmalock_domain_list)
+#define RDMALOCK_IOC_DOMAIN_STATUS \
+	_IOWR(RDMALOCK_IOC_MAGIC, 0x03, struct rdmalock_domain_status)
 
 /* Commands that change state; they require CAP_SYS_ADMIN. */
-#define RDMALOCK_IOC_DOMAIN_CREATE	_IOWR(RDMALOCK_IOC_MAGIC, 0x10, struct rdmalock_domain_create)
-#define RDMALOCK_IOC_DOMAIN_DESTROY	_IOWR(RDMALOCK_IOC_MAGIC, 0x11, struct rdmalock_domain_name)
-#define RDMALOCK_IOC_FABRIC_TEST	_IOWR(RDMALOCK_IOC_MAGIC, 0x12, struct rdmalock_fabric_test)
+#define RDMALOCK_IOC_DOMAIN_CREATE \
+	_IOWR(RDMALOCK_IOC_MAGIC, 0x10, struct rdmalock_domain_create)
+#define RDMALOCK_IOC_DOMAIN_DESTROY \
+	_IOWR(RDMALOCK_IOC_MAGIC, 0x11, struct rdmalock_domain_name)
+#define RDMALOCK_IOC_FABRIC_TEST \
+	_IOWR(RDMALOCK_IOC_MAGIC, 0x12, struct rdmalock_fabric_test)
 
 #endif /* _UAPI_LINUX_RDMALOCK_H */

@@ -6,7 +6,8 @@
 # every node on one word of every node ends at exactly
 # NODES * THREADS * ADDS; a compare-and-swap ping-pong through all nodes
 # ends at NODES * ROUNDS; the verb counters agree; bad requests are
-# refused; the domain is destroyed and the module unloads.
+# refused with clear errors; the domain is destroyed, the module unloads
+# and nothing leaked.
 . ./lib.sh
 
 DOMAIN=fab
@@ -75,7 +76,8 @@ create() {
 		--algo cas --locks-per-node 64
 }
 
-tap_plan 13
+tap_plan 17
+kmemleak_forget
 tap_check "rdmalock.ko loads" load_rdmalock
 tap_check "domain create" create
 tap_check "every node is up, loopback included" retry 60 all_peers_up
@@ -98,7 +100,17 @@ tap_check "ping-pong word is exactly $((n * ROUNDS))" \
 tap_check "every posted verb completed, none failed" counters_agree
 tap_check "a second domain with the same name is refused (EEXIST)" \
 	expect_refused "File exists" create
+tap_check "a node id beyond the node list is refused (EINVAL)" \
+	expect_refused "Invalid argument" \
+	ctl domain create bad --node-id "$n" --nodes "$VMTEST_NODES"
+tap_check "duplicate addresses are refused (EINVAL)" \
+	expect_refused "Invalid argument" \
+	ctl domain create bad --node-id 0 --nodes "$(node_addr 0),$(node_addr 0)"
+tap_check "an address this node does not have is refused" \
+	expect_refused "domain create: " \
+	ctl domain create bad --node-id 0 --nodes 10.77.0.250
 barrier checks-done
 tap_check "domain destroy; no domain left" \
 	sh -c "rdmalockctl domain destroy $DOMAIN && [ -z \"\$(rdmalockctl domain list)\" ]"
 tap_check "rdmalock.ko unloads" rmmod rdmalock
+tap_kmemleak

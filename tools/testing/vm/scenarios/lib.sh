@@ -76,3 +76,30 @@ barrier() {
 }
 
 load_rdmalock() { insmod /lib/rdmalock/rdmalock.ko "$@"; }
+
+KMEMLEAK=/sys/kernel/debug/kmemleak
+
+# kmemleak_forget: what kmemleak suspects so far (boot, the rxe set-up)
+# is not ours; only what it finds after this counts.
+kmemleak_forget() { [ ! -e $KMEMLEAK ] || echo clear >$KMEMLEAK; }
+
+# tap_kmemleak: a test that no new leak is suspected, or a skip on a
+# kernel without kmemleak. Objects must be unreferenced for 5s before
+# kmemleak reports them, hence the wait.
+tap_kmemleak() {
+	local leaks
+
+	if [ ! -e $KMEMLEAK ]; then
+		tap_ok "no memory leaked # SKIP kernel without kmemleak"
+		return
+	fi
+	sleep 6
+	echo scan >$KMEMLEAK
+	leaks=$(cat $KMEMLEAK)
+	echo "$leaks" >&2
+	if [ -z "$leaks" ]; then
+		tap_ok "no memory leaked (kmemleak)"
+	else
+		tap_not_ok "no memory leaked (kmemleak)"
+	fi
+}

@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit: validation of RDMALOCK_IOC_DOMAIN_CREATE requests. Every field
+ * userspace controls is tried with a bad value; each must be refused
+ * with -EINVAL, and a good request must become the right attributes.
+ */
+#include <kunit/test.h>
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <linux/socket.h>
+#include <linux/string.h>
+
+#include "cluster.h"
+
+static void fill_valid(struct rdmalock_domain_create *req)
+{
+	u32 i;
+
+	memset(req, 0, sizeof(*req));
+	req->size = sizeof(*req);
+	strscpy(req->name, "dom-1_a.b", sizeof(req->name));
+	req->node_id = 1;
+	req->num_nodes = 3;
+	req->algo = RDMALOCK_ALGO_ALOCK;
+	req->locks_per_node = 100;
+	for (i = 0; i < 3; i++) {
+		req->nodes[i].family = AF_INET;
+		req->nodes[i].addr[0] = 10;
+		req->nodes[i].addr[3] = i + 1;
+	}
+}
+
+static struct rdmalock_fabric_attr *attr_for(struct kunit *test)
+{
+	struct rdmalock_fabric_attr *attr;
+
+	attr = kunit_kzalloc(test, sizeof(*attr), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, attr);
+	return attr;
+}
+
+static void valid_request_becomes_attributes(struct kunit *test)
+{
+	struct rdmalock_fabric_attr *attr = attr_for(test);
+	struct rdmalock_domain_create req;
+	struct sockaddr_in *sin;
+
+	fill_valid(&req);
+	KUNIT_ASSERT_EQ(test, rdmalock_domain_check(&req, attr), 0);
+	KUNIT_EXPECT_STREQ(test, attr->name, "dom-1_a.b");
+	KUNIT_EXPECT_EQ(test, attr->node_id, 1);
+	KUNIT_EXPECT_EQ(test, attr->num_nodes, 3);
+	KUNIT_EXPECT_EQ(test, attr->locks_per_node, 100);
+	KUNIT_EXPECT_EQ(test, attr->port, RDMALOCK_DEFAULT_PORT);
+	sin = (struct sockaddr_in *)&attr->addrs[2];
+	KUNIT_EXPECT_EQ(test, sin->sin_family, AF_INET);
+	KUNIT_EXPECT_EQ(test, ntohs(sin->sin_port), RDMALOCK_DEFAULT_PORT);
+	KUNIT_EXPECT_EQ(test, ntohl(sin->sin_addr.s_addr), 0x0a000003);
+
+	req.port = 9999;
+	req.nodes[0].family = AF_INET6;
+	memset(req.nodes[0].addr, 0, sizeof(req.nodes[0].addr));
+	req.nodes[0].addr[0] = 0xfd;
+	req.nodes[0].addr[15] = 1;
+	KUNIT_ASSERT_EQ(test, rdmalock_domain_check(&req, attr), 0);
+	KUNIT_EXPECT_EQ(test, attr->addrs[0].ss_family, AF_INET6);
+	KUNIT_EXPECT_EQ(test, attr->port, 9999);
+}
+
+/* One bad field at a time; the name of the case says which. */
+struct bad_case {
+	const char *what;
+	void (*spoil)(struct rdmalock_domain_create *req);
+};
+
+#define BAD(name, stmt) \
+	static void spoil_##name(struct rdmalock_domain_create *req) { stmt; }
+
+BAD(flags, req->flags = 1)
+BAD(pad, req->pad[2] = 1)
+BAD(reserved, req->reserved[3] = 1)
+BAD(empty_name, req->name[0] = '\0')
+BAD(unterminated_name, memset(req->name, 'a', sizeof(req->name)))
+BAD(name_with_slash, req->name[1] = '/')
+BAD(name_with_space, req->name[1] = ' ')
+BAD(zero_nodes, req->num_nodes = 0)
+BAD(too_many_nodes, req->num_nodes = RDMALOCK_MAX_NODES + 1)
+BAD(node_id_out_of_range, req->node_id = 3)
+BAD(algo_zero, req->algo = 0)
+BAD(algo_unknown, req->algo = RDMALOCK_ALGO_DSLR + 1)
+BAD(no_locks, req->locks_per_node = 0)
+BAD(too_many_locks, req->locks_per_node = RDMALOCK_MAX_LOCKS_PER_NODE + 1)
+BAD(bad_family, req->nodes[1].family = AF_UNIX)
+BAD(addr_pad, req->nodes[1].pad = 1)
+BAD(ipv4_trailing_bytes, req->nodes[1].addr[4] = 1)
+BAD(ipv4_any, memset(req->nodes[1].addr, 0, 4))
+BAD(ipv4_multicast, req->nodes[1].addr[0] = 224)
+BAD(ipv4_broadcast, memset(req->nodes[1].addr, 0xff, 4))
+BAD(duplicate_address, req->nodes[2] = req->nodes[0])
+BAD(address_beyond_count, req->nodes[5].family = AF_INET)
+
+#define CASE(name) { #name, spoil_##name }
+
+static const struct bad_case bad_cases[] = {
+	CASE(flags), CASE(pad), CASE(reserved), CASE(empty_name),
+	CASE(unterminated_name), CASE(name_with_slash), CASE(name_with_space),
+	CASE(zero_nodes), CASE(too_many_nodes), CASE(node_id_out_of_range),
+	CASE(algo_zero), CASE(algo_unknown), CASE(no_locks),
+	CASE(too_many_locks), CASE(bad_family), CASE(addr_pad),
+	CASE(ipv4_trailing_bytes), CASE(ipv4_any), CASE(ipv4_multicast),
+	CASE(ipv4_broadcast), CASE(duplicate_address),
+	CASE(address_beyond_count),
+};
+
+static void bad_requests_are_einval(struct kunit *test)
+{
+	struct rdmalock_fabric_attr *attr = attr_for(test);
+	struct rdmalock_domain_create req;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(bad_cases); i++) {
+		fill_valid(&req);
+		bad_cases[i].spoil(&req);
+		KUNIT_EXPECT_EQ_MSG(test, rdmalock_domain_check(&req, attr),
+				    -EINVAL, "%s", bad_cases[i].what);
+	}
+}
+
+static struct kunit_case rdmalock_domain_cases[] = {
+	KUNIT_CASE(valid_request_becomes_attributes),
+	KUNIT_CASE(bad_requests_are_einval),
+	{}
+};
+
+static struct kunit_suite rdmalock_domain_suite = {
+	.name = "rdmalock_domain",
+	.test_cases = rdmalock_domain_cases,
+};
+
+kunit_test_suite(rdmalock_domain_suite);
