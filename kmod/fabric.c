@@ -25,10 +25,11 @@
  *
  * Lifetime. A connection (struct rdmalock_conn) is referenced by its peer
  * slot while it is current and by every verb in flight on it. Failing it
- * takes it out of its slot and queues its teardown, which disconnects,
- * drains and destroys the QP, CQ and cm_id under conn->qp_sem held for
- * writing; verbs post under qp_sem held for reading, after checking that
- * the connection is still up, so nothing is posted to a destroyed QP.
+ * marks it failed and takes it out of its slot, under fabric->lock, and
+ * queues its teardown. Every post happens under conn->post_lock after
+ * checking that the connection is up; the teardown takes post_lock once
+ * after the failure is marked, so no post is in progress or can follow,
+ * and only then drains and destroys the QP, CQ and cm_id.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -48,96 +49,22 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
 
-#include "fabric.h"
+#include "fabric-pri.h"
 #include "rdmalock-pri.h"
 
-#define RDMALOCK_SQ_DEPTH		64
-#define RDMALOCK_CQ_DEPTH		(RDMALOCK_SQ_DEPTH + 2)
 #define RDMALOCK_RD_ATOMIC		16
 #define RDMALOCK_RESOLVE_TIMEOUT_MS	2000
 #define RDMALOCK_RECONNECT_MS		500
 #define RDMALOCK_LOOPBACK_TIMEOUT_MS	10000
 #define RDMALOCK_VERB_TIMEOUT_MS	5000
 
-/*
- * What a cm_id's context points to. The listener's child ids start out
- * with the listener's context, so the handler needs to tell them apart.
- */
-struct rdmalock_cm_ctx {
-	bool listener;
-};
-
-enum rdmalock_conn_state {
-	RDMALOCK_CONN_CONNECTING,
-	RDMALOCK_CONN_UP,
-	RDMALOCK_CONN_FAILED,
-};
-
-struct rdmalock_conn {
-	struct rdmalock_cm_ctx cm_ctx;
-	struct kref ref;
-	struct rdmalock_fabric *fabric;
-	struct rdmalock_peer *peer;	/* NULL for the loopback's passive end */
-	struct rdma_cm_id *cm_id;
-	struct ib_cq *cq;
-	bool active;
-	enum rdmalock_conn_state state;	/* under fabric->lock */
-	u64 remote_addr;
-	u32 remote_rkey;
-	u32 remote_len;
-	struct rw_semaphore qp_sem;
-	struct semaphore sq_slots;
-	struct completion up;
-	struct work_struct teardown_work;
-};
-
-struct rdmalock_verb_counters {
-	atomic64_t posted;
-	atomic64_t completed;
-	atomic64_t failed;
-	atomic64_t bytes;
-};
-
-struct rdmalock_peer {
-	struct rdmalock_fabric *fabric;
-	u32 node;
-	struct rdmalock_conn *conn;	/* current connection, under fabric->lock */
-	u32 connects;
-	struct delayed_work connect_work;
-	struct rdmalock_verb_counters verbs[RDMALOCK_VERB_MAX];
-};
-
-struct rdmalock_fabric {
-	struct rdmalock_cm_ctx cm_ctx;
-	struct rdmalock_fabric_attr attr;
-	struct workqueue_struct *wq;
-	struct rdma_cm_id *listen_id;
-	struct ib_device *device;
-	struct ib_pd *pd;
-	void *region;
-	size_t region_len;
-	u64 region_dma;
-	struct ib_mr *mr;
-	spinlock_t lock;		/* conn states, peer->conn, flags below; irq-safe */
-	bool accepting;
-	bool stopping;
-	struct rdmalock_conn *loop_passive;
-	atomic_t nconns;
-	wait_queue_head_t conns_gone;
-	struct rdmalock_peer peers[RDMALOCK_MAX_NODES];
-};
-
-struct rdmalock_sync_op {
-	struct ib_cqe cqe;
-	struct completion done;
-	enum ib_wc_status status;
-};
-
 static const char * const rdmalock_verb_names[RDMALOCK_VERB_MAX] = {
 	[RDMALOCK_VERB_READ] = "READ",
 	[RDMALOCK_VERB_WRITE] = "WRITE",
 	[RDMALOCK_VERB_CAS] = "CAS",
 	[RDMALOCK_VERB_FAA] = "FAA",
+	[RDMALOCK_VERB_SEND] = "SEND",
+	[RDMALOCK_VERB_RECV] = "RECV",
 };
 
 static int rdmalock_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev);
@@ -183,7 +110,7 @@ static struct rdmalock_conn *rdmalock_conn_alloc(struct rdmalock_fabric *fabric,
 	conn->peer = peer;
 	conn->active = active;
 	conn->state = RDMALOCK_CONN_CONNECTING;
-	init_rwsem(&conn->qp_sem);
+	spin_lock_init(&conn->post_lock);
 	sema_init(&conn->sq_slots, RDMALOCK_SQ_DEPTH);
 	init_completion(&conn->up);
 	atomic_inc(&fabric->nconns);
@@ -200,7 +127,7 @@ static void rdmalock_conn_release(struct kref *ref)
 		wake_up(&fabric->conns_gone);
 }
 
-static void rdmalock_conn_put(struct rdmalock_conn *conn)
+void rdmalock_conn_put(struct rdmalock_conn *conn)
 {
 	kref_put(&conn->ref, rdmalock_conn_release);
 }
@@ -218,7 +145,9 @@ static void rdmalock_conn_teardown(struct work_struct *work)
 	struct rdmalock_peer *peer = conn->peer;
 	bool reconnect;
 
-	down_write(&conn->qp_sem);
+	/* Wait out any post that saw the connection up; none can follow. */
+	spin_lock_irq(&conn->post_lock);
+	spin_unlock_irq(&conn->post_lock);
 	if (conn->cm_id->qp) {
 		rdma_disconnect(conn->cm_id);
 		/* Every posted request completes, flushed, before this returns. */
@@ -228,7 +157,7 @@ static void rdmalock_conn_teardown(struct work_struct *work)
 	if (conn->cq)
 		ib_free_cq(conn->cq);
 	conn->cq = NULL;
-	up_write(&conn->qp_sem);
+	rdmalock_msg_ring_free(conn);
 	rdma_destroy_id(conn->cm_id);
 
 	spin_lock_irq(&fabric->lock);
@@ -245,7 +174,7 @@ static void rdmalock_conn_teardown(struct work_struct *work)
  * May be called from any context, the cm handler of @conn's own cm_id
  * included.
  */
-static void rdmalock_conn_fail(struct rdmalock_conn *conn, const char *why)
+void rdmalock_conn_fail(struct rdmalock_conn *conn, const char *why)
 {
 	struct rdmalock_fabric *fabric = conn->fabric;
 	struct rdmalock_peer *peer = conn->peer;
@@ -295,7 +224,8 @@ static int rdmalock_conn_create_qp(struct rdmalock_conn *conn)
 		.qp_context = conn,
 		.cap = {
 			.max_send_wr = RDMALOCK_SQ_DEPTH,
-			.max_recv_wr = 1,
+			/* One more of each for ib_drain_qp(). */
+			.max_recv_wr = RDMALOCK_RECV_DEPTH + 1,
 			.max_send_sge = 1,
 			.max_recv_sge = 1,
 		},
@@ -319,10 +249,19 @@ static int rdmalock_conn_create_qp(struct rdmalock_conn *conn)
 	init.send_cq = conn->cq;
 	init.recv_cq = conn->cq;
 	ret = rdma_create_qp(conn->cm_id, fabric->pd, &init);
-	if (ret) {
-		ib_free_cq(conn->cq);
-		conn->cq = NULL;
-	}
+	if (ret)
+		goto err_cq;
+	/* Receives are posted before the peer can send: before connecting. */
+	ret = rdmalock_msg_ring_alloc(conn);
+	if (ret)
+		goto err_qp;
+	return 0;
+
+err_qp:
+	rdma_destroy_qp(conn->cm_id);
+err_cq:
+	ib_free_cq(conn->cq);
+	conn->cq = NULL;
 	return ret;
 }
 
@@ -513,6 +452,8 @@ static void rdmalock_cm_established(struct rdmalock_conn *conn,
 		rdmalock_conn_set_remote(conn, ev->param.conn.private_data);
 	}
 
+	if (peer)
+		WRITE_ONCE(peer->last_heard, jiffies);
 	spin_lock_irq(&fabric->lock);
 	if (conn->state == RDMALOCK_CONN_CONNECTING) {
 		WRITE_ONCE(conn->state, RDMALOCK_CONN_UP);
@@ -627,7 +568,7 @@ retry:
 /* Verbs ---------------------------------------------------------------- */
 
 /* The peer's current connection if it is up, with a reference, or NULL. */
-static struct rdmalock_conn *rdmalock_peer_get_conn(struct rdmalock_peer *peer)
+struct rdmalock_conn *rdmalock_peer_get_conn(struct rdmalock_peer *peer)
 {
 	struct rdmalock_fabric *fabric = peer->fabric;
 	struct rdmalock_conn *conn;
@@ -641,6 +582,34 @@ static struct rdmalock_conn *rdmalock_peer_get_conn(struct rdmalock_peer *peer)
 	spin_unlock_irq(&fabric->lock);
 	return conn;
 }
+
+/**
+ * rdmalock_conn_post_send() - post on a connection if it is still up
+ * @conn: the connection
+ * @wr: the work request chain
+ *
+ * Context: any.
+ * Return: 0, -ENOTCONN, or ib_post_send()'s error.
+ */
+int rdmalock_conn_post_send(struct rdmalock_conn *conn, const struct ib_send_wr *wr)
+{
+	unsigned long flags;
+	int ret;
+
+	spin_lock_irqsave(&conn->post_lock, flags);
+	if (READ_ONCE(conn->state) != RDMALOCK_CONN_UP)
+		ret = -ENOTCONN;
+	else
+		ret = ib_post_send(conn->cm_id->qp, wr, NULL);
+	spin_unlock_irqrestore(&conn->post_lock, flags);
+	return ret;
+}
+
+struct rdmalock_sync_op {
+	struct ib_cqe cqe;
+	struct completion done;
+	enum ib_wc_status status;
+};
 
 static void rdmalock_sync_done(struct ib_cq *cq, struct ib_wc *wc)
 {
@@ -669,12 +638,7 @@ static int rdmalock_conn_post_sync(struct rdmalock_conn *conn,
 
 	if (down_timeout(&conn->sq_slots, timeout))
 		return -ETIMEDOUT;
-	down_read(&conn->qp_sem);
-	if (READ_ONCE(conn->state) != RDMALOCK_CONN_UP)
-		ret = -ENOTCONN;
-	else
-		ret = ib_post_send(conn->cm_id->qp, wr, NULL);
-	up_read(&conn->qp_sem);
+	ret = rdmalock_conn_post_send(conn, wr);
 	if (ret) {
 		up(&conn->sq_slots);
 		return ret;
@@ -1051,6 +1015,7 @@ static void rdmalock_fabric_stop(struct rdmalock_fabric *fabric)
 	spin_lock_irq(&fabric->lock);
 	WRITE_ONCE(fabric->stopping, true);
 	spin_unlock_irq(&fabric->lock);
+	rdmalock_msg_stop(fabric);
 
 	for (i = 0; i < fabric->attr.num_nodes; i++)
 		cancel_delayed_work_sync(&fabric->peers[i].connect_work);
@@ -1109,6 +1074,7 @@ int rdmalock_fabric_create(const struct rdmalock_fabric_attr *attr,
 		return -ENOMEM;
 	fabric->cm_ctx.listener = true;
 	fabric->attr = *attr;
+	rdmalock_msg_init(fabric);
 	spin_lock_init(&fabric->lock);
 	atomic_set(&fabric->nconns, 0);
 	init_waitqueue_head(&fabric->conns_gone);
@@ -1143,6 +1109,7 @@ int rdmalock_fabric_create(const struct rdmalock_fabric_attr *attr,
 	WRITE_ONCE(fabric->accepting, true);
 	for (i = rdmalock_self(fabric) + 1; i < attr->num_nodes; i++)
 		queue_delayed_work(fabric->wq, &fabric->peers[i].connect_work, 0);
+	rdmalock_msg_start(fabric);
 	*fabricp = fabric;
 	return 0;
 

@@ -13,6 +13,7 @@
 #define RDMALOCK_FABRIC_H
 
 #include <linux/build_bug.h>
+#include <linux/compiler.h>
 #include <linux/socket.h>
 #include <linux/types.h>
 #include <linux/rdmalock.h>
@@ -80,6 +81,65 @@ struct rdmalock_fabric_attr {
 	struct sockaddr_storage addrs[RDMALOCK_MAX_NODES];
 };
 
+/*
+ * Messages. Every connection has RDMALOCK_RECV_DEPTH receives posted, of
+ * RDMALOCK_MSG_SIZE bytes each. A message is a header and a payload; the
+ * receiver checks the header (struct rdmalock_msg_hdr) and hands the
+ * payload to the handler registered for its type.
+ */
+#define RDMALOCK_MSG_MAGIC		0x524c		/* "RL" */
+#define RDMALOCK_MSG_VERSION		1
+#define RDMALOCK_MSG_SIZE		256
+#define RDMALOCK_MSG_TYPES		32
+#define RDMALOCK_MSG_HEARTBEAT		1
+/* Types from here to RDMALOCK_MSG_TYPES - 1 are the lock algorithms'. */
+#define RDMALOCK_MSG_FIRST_FREE		8
+
+/**
+ * struct rdmalock_msg_hdr - header of every message between nodes
+ * @magic: %RDMALOCK_MSG_MAGIC
+ * @version: %RDMALOCK_MSG_VERSION
+ * @type: RDMALOCK_MSG_*, below %RDMALOCK_MSG_TYPES
+ * @len: payload bytes after the header
+ * @src_node: the sender's node id
+ * @domain: hash of the domain's name (jhash, seed 0)
+ * @seq: per connection and direction, from 0; RC delivers in order, so
+ *	the receiver expects exactly the next one
+ *
+ * All fields big-endian.
+ */
+struct rdmalock_msg_hdr {
+	__be16 magic;
+	u8 version;
+	u8 type;
+	__be16 len;
+	__be16 src_node;
+	__be32 domain;
+	__be32 seq;
+};
+
+static_assert(sizeof(struct rdmalock_msg_hdr) == 16);
+
+#define RDMALOCK_MSG_MAX_PAYLOAD \
+	(RDMALOCK_MSG_SIZE - sizeof(struct rdmalock_msg_hdr))
+
+/*
+ * A message handler runs in softirq context, in order per sending node;
+ * it must not sleep. @payload is valid only during the call.
+ */
+typedef void rdmalock_msg_fn(struct rdmalock_fabric *fabric, u32 node,
+			     const void *payload, u32 len, void *ctx);
+
+struct rdmalock_msg_handler {
+	rdmalock_msg_fn *fn;
+	void *ctx;
+};
+
+int rdmalock_fabric_set_handler(struct rdmalock_fabric *fabric, u8 type,
+				rdmalock_msg_fn *fn, void *ctx);
+int rdmalock_fabric_send(struct rdmalock_fabric *fabric, u32 node, u8 type,
+			 const void *payload, u32 len);
+
 int rdmalock_fabric_create(const struct rdmalock_fabric_attr *attr,
 			   struct rdmalock_fabric **fabricp);
 void rdmalock_fabric_destroy(struct rdmalock_fabric *fabric);
@@ -98,6 +158,8 @@ int rdmalock_fabric_cas(struct rdmalock_fabric *fabric, u32 node, u64 offset,
 int rdmalock_fabric_check_range(u64 region_len, u64 offset, u64 len, u64 align);
 int rdmalock_cm_pdata_check(const struct rdmalock_fabric_attr *attr,
 			    u32 region_len, const void *data, u8 len, u32 *node);
+int rdmalock_msg_check(const void *buf, u32 byte_len, u32 domain_hash,
+		       u32 src_node, u32 seq, u8 *type, u32 *len);
 #endif
 
 int rdmalock_fabric_faa(struct rdmalock_fabric *fabric, u32 node, u64 offset,

@@ -14,6 +14,16 @@
 #include "cluster.h"
 #include "rdmalock-pri.h"
 
+unsigned int rdmalock_heartbeat_ms = 1000;
+module_param_named(heartbeat_ms, rdmalock_heartbeat_ms, uint, 0644);
+MODULE_PARM_DESC(heartbeat_ms,
+		 "Heartbeat period to connected peers in ms, 0 for none; taken when a domain is created (default 1000)");
+
+unsigned int rdmalock_heartbeat_timeout_ms = 5000;
+module_param_named(heartbeat_timeout_ms, rdmalock_heartbeat_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(heartbeat_timeout_ms,
+		 "A peer silent for this long (ms) is taken down (default 5000)");
+
 static int __init rdmalock_init(void)
 {
 	int ret;

@@ -17,6 +17,10 @@
 #include <kunit/visibility.h>
 #endif
 
+/* main.c: module parameters. */
+extern unsigned int rdmalock_heartbeat_ms;
+extern unsigned int rdmalock_heartbeat_timeout_ms;
+
 /* devices.c: the RDMA devices this module sees, through its ib_client. */
 int rdmalock_devices_init(void);
 void rdmalock_devices_exit(void);

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit: the fabric's checks on what it is asked and what it is sent:
- * remote ranges (bounds, alignment, overflow) and the private data of
- * connect requests and replies (valid, truncated, corrupted, random).
+ * remote ranges (bounds, alignment, overflow), the private data of
+ * connect requests and replies, and the header of messages between
+ * nodes (each valid, truncated, corrupted field by field, and random).
  */
 #include <kunit/test.h>
 #include <linux/random.h>
@@ -144,6 +145,103 @@ static void pdata_random_is_rejected(struct kunit *test)
 	}
 }
 
+#define DOMAIN_HASH	0x12345678
+#define SRC_NODE	2
+#define SEQ		41
+
+/* A valid message of @len payload bytes in @buf; returns its size. */
+static u32 fill_msg(u8 *buf, u32 len)
+{
+	struct rdmalock_msg_hdr *hdr = (struct rdmalock_msg_hdr *)buf;
+
+	memset(buf, 0xab, RDMALOCK_MSG_SIZE);
+	hdr->magic = cpu_to_be16(RDMALOCK_MSG_MAGIC);
+	hdr->version = RDMALOCK_MSG_VERSION;
+	hdr->type = RDMALOCK_MSG_FIRST_FREE;
+	hdr->len = cpu_to_be16(len);
+	hdr->src_node = cpu_to_be16(SRC_NODE);
+	hdr->domain = cpu_to_be32(DOMAIN_HASH);
+	hdr->seq = cpu_to_be32(SEQ);
+	return sizeof(*hdr) + len;
+}
+
+static int msg_check(const u8 *buf, u32 byte_len, u8 *type, u32 *len)
+{
+	return rdmalock_msg_check(buf, byte_len, DOMAIN_HASH, SRC_NODE, SEQ,
+				  type, len);
+}
+
+static void msg_valid_is_accepted(struct kunit *test)
+{
+	u8 buf[RDMALOCK_MSG_SIZE], type = 0;
+	u32 len = U32_MAX;
+
+	KUNIT_EXPECT_EQ(test, msg_check(buf, fill_msg(buf, 0), &type, &len), 0);
+	KUNIT_EXPECT_EQ(test, type, RDMALOCK_MSG_FIRST_FREE);
+	KUNIT_EXPECT_EQ(test, len, 0);
+	KUNIT_EXPECT_EQ(test, msg_check(buf, fill_msg(buf, RDMALOCK_MSG_MAX_PAYLOAD),
+					&type, &len), 0);
+	KUNIT_EXPECT_EQ(test, len, RDMALOCK_MSG_MAX_PAYLOAD);
+}
+
+static void msg_truncated_or_oversized_is_rejected(struct kunit *test)
+{
+	u8 buf[RDMALOCK_MSG_SIZE], type;
+	u32 full = fill_msg(buf, 40), n, len;
+
+	for (n = 0; n < full; n++)
+		KUNIT_EXPECT_EQ_MSG(test, msg_check(buf, n, &type, &len), -EBADMSG,
+				    "%u of %u bytes", n, full);
+	/* Longer than its header says, or than any receive buffer. */
+	KUNIT_EXPECT_EQ(test, msg_check(buf, full + 1, &type, &len), -EBADMSG);
+	KUNIT_EXPECT_EQ(test, msg_check(buf, RDMALOCK_MSG_SIZE + 1, &type, &len),
+			-EBADMSG);
+}
+
+static void msg_each_bad_field_is_rejected(struct kunit *test)
+{
+	struct rdmalock_msg_hdr *hdr;
+	u8 buf[RDMALOCK_MSG_SIZE], type;
+	u32 size, len;
+
+	hdr = (struct rdmalock_msg_hdr *)buf;
+#define EXPECT_BAD(stmt) do {						\
+		size = fill_msg(buf, 8);				\
+		stmt;							\
+		KUNIT_EXPECT_EQ_MSG(test, msg_check(buf, size, &type, &len), \
+				    -EBADMSG, "%s", #stmt);		\
+	} while (0)
+	EXPECT_BAD(hdr->magic = 0);
+	EXPECT_BAD(hdr->version++);
+	EXPECT_BAD(hdr->type = 0);
+	EXPECT_BAD(hdr->type = RDMALOCK_MSG_TYPES);
+	EXPECT_BAD(hdr->type = 0xff);
+	EXPECT_BAD(hdr->len = cpu_to_be16(9));
+	EXPECT_BAD(hdr->len = cpu_to_be16(0xffff));
+	EXPECT_BAD(hdr->src_node = cpu_to_be16(SRC_NODE + 1));
+	EXPECT_BAD(hdr->domain = cpu_to_be32(DOMAIN_HASH ^ 1));
+	EXPECT_BAD(hdr->seq = cpu_to_be32(SEQ + 1));
+	EXPECT_BAD(hdr->seq = cpu_to_be32(SEQ - 1));
+#undef EXPECT_BAD
+}
+
+static void msg_random_is_rejected(struct kunit *test)
+{
+	u32 len;
+	u8 type;
+	int i;
+
+	for (i = 0; i < 1000; i++) {
+		u32 n = get_random_u32_below(RDMALOCK_MSG_SIZE + 1);
+		u8 *buf = kunit_kmalloc(test, n ?: 1, GFP_KERNEL);
+
+		KUNIT_ASSERT_NOT_NULL(test, buf);
+		get_random_bytes(buf, n);
+		KUNIT_EXPECT_EQ(test, msg_check(buf, n, &type, &len), -EBADMSG);
+		kunit_kfree(test, buf);
+	}
+}
+
 static struct kunit_case rdmalock_fabric_cases[] = {
 	KUNIT_CASE(range_inside_is_accepted),
 	KUNIT_CASE(range_outside_is_rejected),
@@ -152,6 +250,10 @@ static struct kunit_case rdmalock_fabric_cases[] = {
 	KUNIT_CASE(pdata_truncated_is_rejected),
 	KUNIT_CASE(pdata_each_bad_field_is_rejected),
 	KUNIT_CASE(pdata_random_is_rejected),
+	KUNIT_CASE(msg_valid_is_accepted),
+	KUNIT_CASE(msg_truncated_or_oversized_is_rejected),
+	KUNIT_CASE(msg_each_bad_field_is_rejected),
+	KUNIT_CASE(msg_random_is_rejected),
 	{}
 };
 

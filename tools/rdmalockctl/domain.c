@@ -39,6 +39,8 @@ static const char * const verb_names[RDMALOCK_VERB_MAX] = {
 	[RDMALOCK_VERB_WRITE] = "write",
 	[RDMALOCK_VERB_CAS] = "cas",
 	[RDMALOCK_VERB_FAA] = "faa",
+	[RDMALOCK_VERB_SEND] = "send",
+	[RDMALOCK_VERB_RECV] = "recv",
 };
 
 /* The index of @name in @names, or 0 (never a valid value) if absent. */
@@ -201,7 +203,7 @@ static void print_peer(const struct rdmalock_peer_status *p, unsigned int self)
 	for (v = 0; v < RDMALOCK_VERB_MAX; v++) {
 		const struct rdmalock_verb_stats *s = &p->verbs[v];
 
-		if (!s->posted && !s->failed)
+		if (!s->posted)
 			continue;
 		printf("    %-5s posted %llu completed %llu failed %llu bytes %llu\n",
 		       verb_names[v], (unsigned long long)s->posted,

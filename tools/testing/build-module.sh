@@ -20,7 +20,8 @@ debug)
 *) die "usage: build-module.sh stock|bpo|debug" ;;
 esac
 
-out=$RDMALOCK_CACHE/build/$target
+# Keyed by the work tree too, so that two checkouts never share one.
+out=$RDMALOCK_CACHE/build/$(echo "$RDMALOCK_TOP" | sha256sum | cut -c1-12)/$target
 rm -rf "$out" && mkdir -p "$out"
 (cd "$RDMALOCK_TOP" && cp -a Kbuild kmod include uapi kunit "$out/")
 

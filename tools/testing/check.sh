@@ -52,6 +52,10 @@ group fabric-stock "$testing/vm/vmtest.sh" --scenario fabric --kernel stock \
 	--outdir "$out/fabric-stock"
 group fabric-debug "$testing/vm/vmtest.sh" --scenario fabric --kernel debug \
 	--outdir "$out/fabric-debug"
+group kill-stock "$testing/vm/vmtest.sh" --scenario fabric-kill --kernel stock \
+	--outdir "$out/kill-stock"
+group kill-debug "$testing/vm/vmtest.sh" --scenario fabric-kill --kernel debug \
+	--outdir "$out/kill-debug"
 group harness "$testing/vm/selftest.sh"
 
 echo "$total_passed passed, $total_failed failed"

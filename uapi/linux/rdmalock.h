@@ -234,7 +234,10 @@ struct rdmalock_domain_list {
 #define RDMALOCK_VERB_WRITE		1
 #define RDMALOCK_VERB_CAS		2
 #define RDMALOCK_VERB_FAA		3
-#define RDMALOCK_VERB_MAX		4
+#define RDMALOCK_VERB_SEND		4	/* messages sent */
+/* Messages received: posted, all that arrived; failed, the malformed. */
+#define RDMALOCK_VERB_RECV		5
+#define RDMALOCK_VERB_MAX		6
 
 /**
  * struct rdmalock_verb_stats - counters of one kind of verb to one peer

@@ -1,0 +1,465 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rdmalock fabric: messages between nodes, and heartbeats.
+ *
+ * Each connection keeps RDMALOCK_RECV_DEPTH receive buffers posted, in one
+ * DMA-mapped block, from before it connects until its teardown has
+ * drained it. A received message is checked (struct rdmalock_msg_hdr:
+ * magic, version, type, length, sender, domain, sequence) before its
+ * handler sees it; a malformed message breaks the protocol, so it fails
+ * the connection, and the peer reconnects. Sends are asynchronous: the
+ * message is copied into its own buffer, freed when the send completes.
+ *
+ * Heartbeats. Every heartbeat_ms each node sends an empty message to
+ * every peer it is connected to; a peer from which nothing at all has
+ * been received for heartbeat_timeout_ms is failed, so a silent node is
+ * noticed without waiting for traffic to it.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/dma-mapping.h>
+#include <linux/jhash.h>
+#include <linux/jiffies.h>
+#include <linux/slab.h>
+
+#include "fabric-pri.h"
+#include "rdmalock-pri.h"
+
+struct rdmalock_msg_slot {
+	struct ib_cqe cqe;
+	struct rdmalock_msg_ring *ring;
+	u32 index;
+};
+
+struct rdmalock_msg_ring {
+	struct rdmalock_conn *conn;
+	void *bufs;
+	u64 dma;
+	u32 rx_seq;	/* completions of one CQ are handled one at a time */
+	struct rdmalock_msg_slot slots[RDMALOCK_RECV_DEPTH];
+};
+
+struct rdmalock_msg_send {
+	struct ib_cqe cqe;
+	struct rdmalock_conn *conn;
+	struct rdmalock_verb_counters *cnt;
+	u64 dma;
+	u32 size;
+	u8 buf[RDMALOCK_MSG_SIZE];
+};
+
+static void rdmalock_msg_recv_done(struct ib_cq *cq, struct ib_wc *wc);
+
+/**
+ * rdmalock_msg_check() - validate a received message
+ * @buf: the bytes received
+ * @byte_len: their number, as the completion reports it
+ * @domain_hash: our domain's hash
+ * @src_node: the node the connection is with
+ * @seq: the sequence number expected next
+ * @type: set to the message's type when valid
+ * @len: set to its payload length when valid
+ *
+ * Return: 0, or -EBADMSG for a message that is truncated, does not
+ * match its length, is of a version, type, domain or sender we do not
+ * expect, or is out of sequence.
+ */
+VISIBLE_IF_KUNIT int rdmalock_msg_check(const void *buf, u32 byte_len,
+					u32 domain_hash, u32 src_node, u32 seq,
+					u8 *type, u32 *len)
+{
+	const struct rdmalock_msg_hdr *hdr = buf;
+
+	if (byte_len < sizeof(*hdr) || byte_len > RDMALOCK_MSG_SIZE)
+		return -EBADMSG;
+	if (be16_to_cpu(hdr->magic) != RDMALOCK_MSG_MAGIC ||
+	    hdr->version != RDMALOCK_MSG_VERSION ||
+	    !hdr->type || hdr->type >= RDMALOCK_MSG_TYPES ||
+	    be16_to_cpu(hdr->len) != byte_len - sizeof(*hdr) ||
+	    be16_to_cpu(hdr->src_node) != src_node ||
+	    be32_to_cpu(hdr->domain) != domain_hash ||
+	    be32_to_cpu(hdr->seq) != seq)
+		return -EBADMSG;
+	*type = hdr->type;
+	*len = be16_to_cpu(hdr->len);
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_msg_check);
+
+static u32 rdmalock_conn_node(const struct rdmalock_conn *conn)
+{
+	/* The loopback's passive end has no peer slot: it is us. */
+	return conn->peer ? conn->peer->node : conn->fabric->attr.node_id;
+}
+
+static int rdmalock_msg_post_recv(struct rdmalock_msg_slot *slot)
+{
+	struct rdmalock_msg_ring *ring = slot->ring;
+	struct rdmalock_conn *conn = ring->conn;
+	struct ib_sge sge = {
+		.addr = ring->dma + slot->index * RDMALOCK_MSG_SIZE,
+		.length = RDMALOCK_MSG_SIZE,
+		.lkey = conn->fabric->pd->local_dma_lkey,
+	};
+	struct ib_recv_wr wr = {
+		.wr_cqe = &slot->cqe,
+		.sg_list = &sge,
+		.num_sge = 1,
+	};
+
+	return ib_post_recv(conn->cm_id->qp, &wr, NULL);
+}
+
+/**
+ * rdmalock_msg_ring_alloc() - allocate and post a connection's receives
+ * @conn: a connection whose QP exists and is not yet connected
+ *
+ * Context: process context (the cm handler); may sleep.
+ * Return: 0 or a negative errno; on error nothing is left allocated.
+ */
+int rdmalock_msg_ring_alloc(struct rdmalock_conn *conn)
+{
+	struct ib_device *dev = conn->fabric->device;
+	struct rdmalock_msg_ring *ring;
+	u32 i;
+	int ret;
+
+	ring = kzalloc(sizeof(*ring), GFP_KERNEL);
+	if (!ring)
+		return -ENOMEM;
+	ring->conn = conn;
+	ring->bufs = kcalloc(RDMALOCK_RECV_DEPTH, RDMALOCK_MSG_SIZE, GFP_KERNEL);
+	if (!ring->bufs) {
+		ret = -ENOMEM;
+		goto err_ring;
+	}
+	ring->dma = ib_dma_map_single(dev, ring->bufs,
+				      RDMALOCK_RECV_DEPTH * RDMALOCK_MSG_SIZE,
+				      DMA_FROM_DEVICE);
+	ret = ib_dma_mapping_error(dev, ring->dma);
+	if (ret)
+		goto err_bufs;
+	conn->ring = ring;
+	/* The QP is not connected: nothing can complete before we return. */
+	for (i = 0; i < RDMALOCK_RECV_DEPTH; i++) {
+		ring->slots[i].cqe.done = rdmalock_msg_recv_done;
+		ring->slots[i].ring = ring;
+		ring->slots[i].index = i;
+		ret = rdmalock_msg_post_recv(&ring->slots[i]);
+		if (ret)
+			goto err_unmap;
+	}
+	return 0;
+
+err_unmap:
+	/* The caller destroys the QP, which drops the posted receives. */
+	conn->ring = NULL;
+	ib_dma_unmap_single(dev, ring->dma, RDMALOCK_RECV_DEPTH * RDMALOCK_MSG_SIZE,
+			    DMA_FROM_DEVICE);
+err_bufs:
+	kfree(ring->bufs);
+err_ring:
+	kfree(ring);
+	return ret;
+}
+
+/**
+ * rdmalock_msg_ring_free() - free a connection's receive buffers
+ * @conn: a connection whose QP has been drained and destroyed, or never
+ *	got its ring
+ *
+ * Context: process context.
+ */
+void rdmalock_msg_ring_free(struct rdmalock_conn *conn)
+{
+	struct rdmalock_msg_ring *ring = conn->ring;
+
+	if (!ring)
+		return;
+	ib_dma_unmap_single(conn->fabric->device, ring->dma,
+			    RDMALOCK_RECV_DEPTH * RDMALOCK_MSG_SIZE, DMA_FROM_DEVICE);
+	kfree(ring->bufs);
+	kfree(ring);
+	conn->ring = NULL;
+}
+
+static void rdmalock_msg_dispatch(struct rdmalock_fabric *fabric, u32 node,
+				  u8 type, const void *payload, u32 len)
+{
+	struct rdmalock_msg_handler *h = &fabric->handlers[type];
+	rdmalock_msg_fn *fn;
+
+	if (type == RDMALOCK_MSG_HEARTBEAT)
+		return;
+	/* Pairs with the release in rdmalock_fabric_set_handler(). */
+	fn = smp_load_acquire(&h->fn);
+	if (fn)
+		fn(fabric, node, payload, len, h->ctx);
+	else
+		pr_warn_ratelimited("%s: node %u: message of type %u, which nothing handles\n",
+				    fabric->attr.name, node, type);
+}
+
+static void rdmalock_msg_recv_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rdmalock_msg_slot *slot = container_of(wc->wr_cqe,
+						      struct rdmalock_msg_slot, cqe);
+	struct rdmalock_msg_ring *ring = slot->ring;
+	struct rdmalock_conn *conn = ring->conn;
+	struct rdmalock_fabric *fabric = conn->fabric;
+	u32 node = rdmalock_conn_node(conn), len;
+	struct rdmalock_verb_counters *cnt;
+	u64 dma = ring->dma + slot->index * RDMALOCK_MSG_SIZE;
+	void *buf = ring->bufs + slot->index * RDMALOCK_MSG_SIZE;
+	unsigned long flags;
+	u8 type;
+
+	if (wc->status != IB_WC_SUCCESS) {
+		/* Flushed receives are how a teardown ends; no news there. */
+		if (wc->status != IB_WC_WR_FLUSH_ERR)
+			rdmalock_conn_fail(conn, ib_wc_status_msg(wc->status));
+		return;
+	}
+	cnt = &fabric->peers[node].verbs[RDMALOCK_VERB_RECV];
+	atomic64_inc(&cnt->posted);
+	ib_dma_sync_single_for_cpu(fabric->device, dma, RDMALOCK_MSG_SIZE,
+				   DMA_FROM_DEVICE);
+	if (rdmalock_msg_check(buf, wc->byte_len, fabric->domain_hash, node,
+			       ring->rx_seq, &type, &len)) {
+		atomic64_inc(&cnt->failed);
+		pr_err_ratelimited("%s: node %u: malformed message (%u bytes)\n",
+				   fabric->attr.name, node, wc->byte_len);
+		rdmalock_conn_fail(conn, "malformed message");
+		return;
+	}
+	ring->rx_seq++;
+	atomic64_inc(&cnt->completed);
+	atomic64_add(wc->byte_len, &cnt->bytes);
+	WRITE_ONCE(fabric->peers[node].last_heard, jiffies);
+	rdmalock_msg_dispatch(fabric, node, type,
+			      buf + sizeof(struct rdmalock_msg_hdr), len);
+
+	ib_dma_sync_single_for_device(fabric->device, dma, RDMALOCK_MSG_SIZE,
+				      DMA_FROM_DEVICE);
+	spin_lock_irqsave(&conn->post_lock, flags);
+	if (READ_ONCE(conn->state) != RDMALOCK_CONN_FAILED &&
+	    rdmalock_msg_post_recv(slot))
+		pr_err_ratelimited("%s: node %u: cannot repost a receive\n",
+				   fabric->attr.name, node);
+	spin_unlock_irqrestore(&conn->post_lock, flags);
+}
+
+static void rdmalock_msg_send_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rdmalock_msg_send *s = container_of(wc->wr_cqe,
+						   struct rdmalock_msg_send, cqe);
+	struct rdmalock_conn *conn = s->conn;
+
+	ib_dma_unmap_single(conn->fabric->device, s->dma, s->size, DMA_TO_DEVICE);
+	if (wc->status == IB_WC_SUCCESS) {
+		atomic64_inc(&s->cnt->completed);
+		atomic64_add(s->size, &s->cnt->bytes);
+	} else {
+		atomic64_inc(&s->cnt->failed);
+		if (wc->status != IB_WC_WR_FLUSH_ERR)
+			rdmalock_conn_fail(conn, ib_wc_status_msg(wc->status));
+	}
+	kfree(s);
+	rdmalock_conn_put(conn);
+}
+
+/*
+ * Numbers, maps and posts @s on its connection, all under post_lock: the
+ * sequence numbers must reach the QP in the order they are given out.
+ */
+static int rdmalock_msg_post_send(struct rdmalock_msg_send *s)
+{
+	struct rdmalock_conn *conn = s->conn;
+	struct ib_device *dev = conn->fabric->device;
+	struct rdmalock_msg_hdr *hdr = (struct rdmalock_msg_hdr *)s->buf;
+	struct ib_sge sge = {
+		.length = s->size,
+		.lkey = conn->fabric->pd->local_dma_lkey,
+	};
+	struct ib_send_wr wr = {
+		.wr_cqe = &s->cqe,
+		.opcode = IB_WR_SEND,
+		.send_flags = IB_SEND_SIGNALED,
+		.sg_list = &sge,
+		.num_sge = 1,
+	};
+	unsigned long flags;
+	int ret;
+
+	spin_lock_irqsave(&conn->post_lock, flags);
+	if (READ_ONCE(conn->state) != RDMALOCK_CONN_UP) {
+		ret = -ENOTCONN;
+		goto out;
+	}
+	hdr->seq = cpu_to_be32(conn->tx_seq);
+	s->dma = ib_dma_map_single(dev, s->buf, s->size, DMA_TO_DEVICE);
+	ret = ib_dma_mapping_error(dev, s->dma);
+	if (ret)
+		goto out;
+	sge.addr = s->dma;
+	ret = ib_post_send(conn->cm_id->qp, &wr, NULL);
+	if (ret)
+		ib_dma_unmap_single(dev, s->dma, s->size, DMA_TO_DEVICE);
+	else
+		conn->tx_seq++;
+out:
+	spin_unlock_irqrestore(&conn->post_lock, flags);
+	return ret;
+}
+
+/**
+ * rdmalock_fabric_send() - send a message to a node
+ * @fabric: the domain's fabric
+ * @node: the destination; this node's own id sends through the loopback
+ * @type: the message type, from 1 to %RDMALOCK_MSG_TYPES - 1
+ * @payload: @len bytes, copied before this returns
+ * @len: at most %RDMALOCK_MSG_MAX_PAYLOAD
+ *
+ * Messages to one node arrive in the order they were sent. Delivery is
+ * not confirmed: a message in flight when the connection fails is lost,
+ * and the connection's failure is how the sender learns it.
+ *
+ * Context: any; does not sleep.
+ * Return: 0 once posted; -EINVAL for a bad node, type or length;
+ * -ENOTCONN when @node is not connected; -ENOMEM; -ENOBUFS when the send
+ * queue is full.
+ */
+int rdmalock_fabric_send(struct rdmalock_fabric *fabric, u32 node, u8 type,
+			 const void *payload, u32 len)
+{
+	struct rdmalock_msg_hdr *hdr;
+	struct rdmalock_msg_send *s;
+	struct rdmalock_conn *conn;
+	int ret;
+
+	if (node >= fabric->attr.num_nodes || !type ||
+	    type >= RDMALOCK_MSG_TYPES || len > RDMALOCK_MSG_MAX_PAYLOAD)
+		return -EINVAL;
+	s = kmalloc(sizeof(*s), GFP_ATOMIC);
+	if (!s)
+		return -ENOMEM;
+	s->cnt = &fabric->peers[node].verbs[RDMALOCK_VERB_SEND];
+	conn = rdmalock_peer_get_conn(&fabric->peers[node]);
+	if (!conn) {
+		atomic64_inc(&s->cnt->failed);
+		kfree(s);
+		return -ENOTCONN;
+	}
+	s->conn = conn;
+	s->cqe.done = rdmalock_msg_send_done;
+	s->size = sizeof(*hdr) + len;
+	hdr = (struct rdmalock_msg_hdr *)s->buf;
+	hdr->magic = cpu_to_be16(RDMALOCK_MSG_MAGIC);
+	hdr->version = RDMALOCK_MSG_VERSION;
+	hdr->type = type;
+	hdr->len = cpu_to_be16(len);
+	hdr->src_node = cpu_to_be16(fabric->attr.node_id);
+	hdr->domain = cpu_to_be32(fabric->domain_hash);
+	if (len)
+		memcpy(s->buf + sizeof(*hdr), payload, len);
+
+	atomic64_inc(&s->cnt->posted);
+	ret = rdmalock_msg_post_send(s);
+	if (ret) {
+		atomic64_inc(&s->cnt->failed);
+		kfree(s);
+		rdmalock_conn_put(conn);
+		return ret == -ENOMEM ? -ENOBUFS : ret;
+	}
+	return 0;
+}
+
+/**
+ * rdmalock_fabric_set_handler() - route messages of a type to a function
+ * @fabric: the domain's fabric
+ * @type: %RDMALOCK_MSG_FIRST_FREE to %RDMALOCK_MSG_TYPES - 1
+ * @fn: called for each message of @type (see rdmalock_msg_fn)
+ * @ctx: passed to @fn
+ *
+ * Set a handler before any node can send that type; a handler is never
+ * replaced or removed while the fabric lives.
+ *
+ * Context: any.
+ * Return: 0, -EINVAL for a reserved type, -EBUSY when one is set.
+ */
+int rdmalock_fabric_set_handler(struct rdmalock_fabric *fabric, u8 type,
+				rdmalock_msg_fn *fn, void *ctx)
+{
+	struct rdmalock_msg_handler *h;
+
+	if (type < RDMALOCK_MSG_FIRST_FREE || type >= RDMALOCK_MSG_TYPES)
+		return -EINVAL;
+	h = &fabric->handlers[type];
+	if (READ_ONCE(h->fn))
+		return -EBUSY;
+	h->ctx = ctx;
+	/* Publish ctx before fn; pairs with rdmalock_msg_dispatch(). */
+	smp_store_release(&h->fn, fn);
+	return 0;
+}
+
+static void rdmalock_heartbeat(struct work_struct *work)
+{
+	struct rdmalock_fabric *fabric = container_of(to_delayed_work(work),
+						      struct rdmalock_fabric,
+						      heartbeat_work);
+	unsigned long timeout = msecs_to_jiffies(rdmalock_heartbeat_timeout_ms);
+	struct rdmalock_conn *conn;
+	u32 i;
+
+	for (i = 0; i < fabric->attr.num_nodes; i++) {
+		struct rdmalock_peer *peer = &fabric->peers[i];
+
+		if (i == fabric->attr.node_id)
+			continue;
+		conn = rdmalock_peer_get_conn(peer);
+		if (!conn)
+			continue;
+		if (time_after(jiffies, READ_ONCE(peer->last_heard) + timeout))
+			rdmalock_conn_fail(conn, "no heartbeat");
+		else
+			rdmalock_fabric_send(fabric, i, RDMALOCK_MSG_HEARTBEAT, NULL, 0);
+		rdmalock_conn_put(conn);
+	}
+	if (rdmalock_heartbeat_ms)
+		queue_delayed_work(fabric->wq, &fabric->heartbeat_work,
+				   msecs_to_jiffies(rdmalock_heartbeat_ms));
+}
+
+/**
+ * rdmalock_msg_init() - prepare a new fabric for messages
+ * @fabric: the fabric, before it makes or accepts any connection
+ */
+void rdmalock_msg_init(struct rdmalock_fabric *fabric)
+{
+	fabric->domain_hash = jhash(fabric->attr.name,
+				    strnlen(fabric->attr.name, RDMALOCK_NAME_MAX), 0);
+	INIT_DELAYED_WORK(&fabric->heartbeat_work, rdmalock_heartbeat);
+}
+
+/**
+ * rdmalock_msg_start() - start the heartbeats of a fabric
+ * @fabric: a fabric that accepts peers
+ */
+void rdmalock_msg_start(struct rdmalock_fabric *fabric)
+{
+	if (rdmalock_heartbeat_ms)
+		queue_delayed_work(fabric->wq, &fabric->heartbeat_work,
+				   msecs_to_jiffies(rdmalock_heartbeat_ms));
+}
+
+/**
+ * rdmalock_msg_stop() - stop the heartbeats of a fabric
+ * @fabric: the fabric
+ *
+ * Context: process context; waits for a heartbeat in progress.
+ */
+void rdmalock_msg_stop(struct rdmalock_fabric *fabric)
+{
+	cancel_delayed_work_sync(&fabric->heartbeat_work);
+}

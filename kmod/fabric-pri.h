@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * rdmalock fabric: structures shared by the fabric's own files
+ * (fabric.c: connections, memory, one-sided verbs; fabric-msg.c:
+ * messages and heartbeats). Nothing outside the fabric includes this.
+ */
+#ifndef RDMALOCK_FABRIC_PRI_H
+#define RDMALOCK_FABRIC_PRI_H
+
+#include <linux/completion.h>
+#include <linux/kref.h>
+#include <linux/semaphore.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/rdma_cm.h>
+
+#include "fabric.h"
+
+#define RDMALOCK_SQ_DEPTH		128
+#define RDMALOCK_RECV_DEPTH		32
+#define RDMALOCK_CQ_DEPTH		(RDMALOCK_SQ_DEPTH + RDMALOCK_RECV_DEPTH + 2)
+
+/*
+ * What a cm_id's context points to. The listener's child ids start out
+ * with the listener's context, so the handler needs to tell them apart.
+ */
+struct rdmalock_cm_ctx {
+	bool listener;
+};
+
+enum rdmalock_conn_state {
+	RDMALOCK_CONN_CONNECTING,
+	RDMALOCK_CONN_UP,
+	RDMALOCK_CONN_FAILED,
+};
+
+struct rdmalock_conn {
+	struct rdmalock_cm_ctx cm_ctx;
+	struct kref ref;
+	struct rdmalock_fabric *fabric;
+	struct rdmalock_peer *peer;	/* NULL for the loopback's passive end */
+	struct rdma_cm_id *cm_id;
+	struct ib_cq *cq;
+	bool active;
+	enum rdmalock_conn_state state;	/* under fabric->lock */
+	u64 remote_addr;
+	u32 remote_rkey;
+	u32 remote_len;
+	spinlock_t post_lock;		/* see "Lifetime" in fabric.c */
+	u32 tx_seq;			/* under post_lock */
+	struct rdmalock_msg_ring *ring;	/* posted receives */
+	struct semaphore sq_slots;
+	struct completion up;
+	struct work_struct teardown_work;
+};
+
+struct rdmalock_verb_counters {
+	atomic64_t posted;
+	atomic64_t completed;
+	atomic64_t failed;
+	atomic64_t bytes;
+};
+
+struct rdmalock_peer {
+	struct rdmalock_fabric *fabric;
+	u32 node;
+	unsigned long last_heard;	/* jiffies of the last message received */
+	struct rdmalock_conn *conn;	/* current connection, under fabric->lock */
+	u32 connects;
+	struct delayed_work connect_work;
+	struct rdmalock_verb_counters verbs[RDMALOCK_VERB_MAX];
+};
+
+struct rdmalock_fabric {
+	struct rdmalock_cm_ctx cm_ctx;
+	struct rdmalock_fabric_attr attr;
+	struct workqueue_struct *wq;
+	struct rdma_cm_id *listen_id;
+	struct ib_device *device;
+	struct ib_pd *pd;
+	void *region;
+	size_t region_len;
+	u64 region_dma;
+	struct ib_mr *mr;
+	spinlock_t lock;		/* conn states, peer->conn, flags below; irq-safe */
+	bool accepting;
+	bool stopping;
+	struct rdmalock_conn *loop_passive;
+	atomic_t nconns;
+	wait_queue_head_t conns_gone;
+	u32 domain_hash;
+	struct rdmalock_msg_handler handlers[RDMALOCK_MSG_TYPES];
+	struct delayed_work heartbeat_work;
+	struct rdmalock_peer peers[RDMALOCK_MAX_NODES];
+};
+
+/* fabric.c */
+int rdmalock_conn_post_send(struct rdmalock_conn *conn, const struct ib_send_wr *wr);
+void rdmalock_conn_fail(struct rdmalock_conn *conn, const char *why);
+void rdmalock_conn_put(struct rdmalock_conn *conn);
+struct rdmalock_conn *rdmalock_peer_get_conn(struct rdmalock_peer *peer);
+
+/* fabric-msg.c */
+int rdmalock_msg_ring_alloc(struct rdmalock_conn *conn);
+void rdmalock_msg_ring_free(struct rdmalock_conn *conn);
+void rdmalock_msg_init(struct rdmalock_fabric *fabric);
+void rdmalock_msg_start(struct rdmalock_fabric *fabric);
+void rdmalock_msg_stop(struct rdmalock_fabric *fabric);
+
+#endif /* RDMALOCK_FABRIC_PRI_H */
