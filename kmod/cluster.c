@@ -105,6 +105,8 @@ VISIBLE_IF_KUNIT int rdmalock_domain_check(const struct rdmalock_domain_create *
 	else if (!req->locks_per_node ||
 		 req->locks_per_node > RDMALOCK_MAX_LOCKS_PER_NODE)
 		why = "locks per node out of range";
+	else if (req->atomics > RDMALOCK_ATOMICS_EMULATED)
+		why = "unknown atomics mode";
 	if (why)
 		goto invalid;
 
@@ -131,6 +133,7 @@ VISIBLE_IF_KUNIT int rdmalock_domain_check(const struct rdmalock_domain_create *
 	attr->node_id = req->node_id;
 	attr->num_nodes = req->num_nodes;
 	attr->port = port;
+	attr->atomics = req->atomics;
 	attr->locks_per_node = req->locks_per_node;
 	return 0;
 
@@ -155,6 +158,7 @@ static void rdmalock_domain_release(struct kref *ref)
 {
 	struct rdmalock_domain *dom = container_of(ref, struct rdmalock_domain, ref);
 
+	rdmalock_stats_domain_remove(dom);
 	rdmalock_fabric_destroy(dom->fabric);
 	pr_info("domain %s destroyed\n", dom->attr.name);
 	kfree(dom);
@@ -191,6 +195,7 @@ int rdmalock_domain_create(const struct rdmalock_domain_create *req)
 	ret = rdmalock_fabric_create(&dom->attr, &dom->fabric);
 	if (ret)
 		goto err_unlock;
+	rdmalock_stats_domain_add(dom);
 	list_add_tail(&dom->entry, &rdmalock_domains);
 	mutex_unlock(&rdmalock_domains_mutex);
 	pr_info("domain %s created: node %u of %u\n", dom->attr.name,
@@ -272,7 +277,8 @@ int rdmalock_domain_status(struct rdmalock_domain_status *st)
 	st->algo = dom->algo;
 	st->locks_per_node = dom->attr.locks_per_node;
 	st->port = dom->attr.port;
-	st->pad = 0;
+	st->atomics = rdmalock_fabric_emulated(dom->fabric) ?
+		RDMALOCK_ATOMICS_EMULATED : RDMALOCK_ATOMICS_NATIVE;
 	st->region_len = rdmalock_fabric_region_len(dom->fabric);
 	memset(st->peers, 0, sizeof(st->peers));
 	for (i = 0; i < dom->attr.num_nodes; i++)

@@ -18,6 +18,7 @@ struct rdmalock_domain {
 	u32 algo;
 	struct rdmalock_fabric_attr attr;
 	struct rdmalock_fabric *fabric;
+	struct dentry *debugfs;
 };
 
 #if IS_ENABLED(CONFIG_KUNIT)
@@ -29,5 +30,9 @@ int rdmalock_domain_destroy(const char *name);
 u32 rdmalock_domain_names(char *names, u32 max);
 int rdmalock_domain_status(struct rdmalock_domain_status *st);
 void rdmalock_domains_exit(void);
+
+/* stats.c: debugfs */
+void rdmalock_stats_domain_add(struct rdmalock_domain *dom);
+void rdmalock_stats_domain_remove(struct rdmalock_domain *dom);
 
 #endif /* RDMALOCK_CLUSTER_H */

@@ -12,6 +12,7 @@
 #include <linux/semaphore.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
+#include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
 
@@ -20,6 +21,10 @@
 #define RDMALOCK_SQ_DEPTH		128
 #define RDMALOCK_RECV_DEPTH		32
 #define RDMALOCK_CQ_DEPTH		(RDMALOCK_SQ_DEPTH + RDMALOCK_RECV_DEPTH + 2)
+/* Synchronous verbs in flight per connection; the rest of the send queue
+ * is for asynchronous verbs and messages, which cannot wait for room.
+ */
+#define RDMALOCK_SYNC_SLOTS		(RDMALOCK_SQ_DEPTH / 2)
 
 /*
  * What a cm_id's context points to. The listener's child ids start out
@@ -44,6 +49,8 @@ struct rdmalock_conn {
 	struct ib_cq *cq;
 	bool active;
 	enum rdmalock_conn_state state;	/* under fabric->lock */
+	bool ready;			/* probed: offered to users; ditto */
+	struct work_struct probe_work;
 	u64 remote_addr;
 	u32 remote_rkey;
 	u32 remote_len;
@@ -86,6 +93,8 @@ struct rdmalock_fabric {
 	spinlock_t lock;		/* conn states, peer->conn, flags below; irq-safe */
 	bool accepting;
 	bool stopping;
+	bool emulated;			/* atomics: set before accepting */
+	struct xarray rmw_pending;	/* emulated atomics awaiting answers */
 	struct rdmalock_conn *loop_passive;
 	atomic_t nconns;
 	wait_queue_head_t conns_gone;
@@ -95,11 +104,38 @@ struct rdmalock_fabric {
 	struct rdmalock_peer peers[RDMALOCK_MAX_NODES];
 };
 
-/* fabric.c */
+struct rdmalock_sync_op {
+	struct rdmalock_fabric_op op;
+	struct completion done;
+};
+
+/* fabric-verbs.c */
+void rdmalock_sync_done(struct rdmalock_fabric_op *op);
+int rdmalock_conn_atomic(struct rdmalock_conn *conn, u32 node, u64 offset,
+			 enum ib_wr_opcode opcode, u64 compare_add, u64 swap,
+			 u64 *old);
 int rdmalock_conn_post_send(struct rdmalock_conn *conn, const struct ib_send_wr *wr);
+int rdmalock_conn_post_op(struct rdmalock_conn *conn,
+			  struct rdmalock_fabric_op *op, struct ib_send_wr *wr);
+int rdmalock_conn_post_wait(struct rdmalock_conn *conn,
+			    struct rdmalock_sync_op *sync, struct ib_send_wr *wr);
+
+/* fabric.c */
 void rdmalock_conn_fail(struct rdmalock_conn *conn, const char *why);
 void rdmalock_conn_put(struct rdmalock_conn *conn);
 struct rdmalock_conn *rdmalock_peer_get_conn(struct rdmalock_peer *peer);
+
+/* fabric-rmw.c */
+void rdmalock_rmw_init(struct rdmalock_fabric *fabric);
+void rdmalock_rmw_destroy(struct rdmalock_fabric *fabric);
+int rdmalock_rmw_async(struct rdmalock_fabric *fabric, u32 node, u64 offset,
+		       int verb, u64 compare_add, u64 swap,
+		       struct rdmalock_fabric_op *op);
+int rdmalock_rmw_sync(struct rdmalock_fabric *fabric, u32 node, u64 offset,
+		      int verb, u64 compare_add, u64 swap,
+		      struct rdmalock_sync_op *sync, u64 *old);
+void rdmalock_rmw_fail_node(struct rdmalock_fabric *fabric, u32 node);
+int rdmalock_atomics_probe(struct rdmalock_conn *conn, u32 node);
 
 /* fabric-msg.c */
 int rdmalock_msg_ring_alloc(struct rdmalock_conn *conn);

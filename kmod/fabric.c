@@ -17,11 +17,7 @@
  * The connect request and its reply carry each side's region address and
  * rkey (struct rdmalock_cm_pdata).
  *
- * Verbs. A synchronous verb posts one signalled work request and sleeps
- * on its completion. If the completion does not come in time, the caller
- * fails the connection: that moves the QP to the error state, which
- * flushes every outstanding request, so the caller's own completion is
- * certain to arrive and the caller waits for it before its buffers go.
+ * Verbs are in fabric-verbs.c, messages and heartbeats in fabric-msg.c.
  *
  * Lifetime. A connection (struct rdmalock_conn) is referenced by its peer
  * slot while it is current and by every verb in flight on it. Failing it
@@ -56,16 +52,6 @@
 #define RDMALOCK_RESOLVE_TIMEOUT_MS	2000
 #define RDMALOCK_RECONNECT_MS		500
 #define RDMALOCK_LOOPBACK_TIMEOUT_MS	10000
-#define RDMALOCK_VERB_TIMEOUT_MS	5000
-
-static const char * const rdmalock_verb_names[RDMALOCK_VERB_MAX] = {
-	[RDMALOCK_VERB_READ] = "READ",
-	[RDMALOCK_VERB_WRITE] = "WRITE",
-	[RDMALOCK_VERB_CAS] = "CAS",
-	[RDMALOCK_VERB_FAA] = "FAA",
-	[RDMALOCK_VERB_SEND] = "SEND",
-	[RDMALOCK_VERB_RECV] = "RECV",
-};
 
 static int rdmalock_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev);
 
@@ -74,27 +60,33 @@ static u32 rdmalock_self(const struct rdmalock_fabric *fabric)
 	return fabric->attr.node_id;
 }
 
-/**
- * rdmalock_fabric_check_range() - may [@offset, @offset + @len) be accessed?
- * @region_len: length of the remote region
- * @offset: first byte
- * @len: bytes, at least 1
- * @align: required alignment of @offset (1, or 8 for atomics)
- *
- * Return: 0 or -EINVAL.
- */
-VISIBLE_IF_KUNIT int rdmalock_fabric_check_range(u64 region_len, u64 offset,
-						 u64 len, u64 align)
-{
-	if (!len || len > region_len || offset > region_len - len)
-		return -EINVAL;
-	if (!IS_ALIGNED(offset, align))
-		return -EINVAL;
-	return 0;
-}
-EXPORT_SYMBOL_IF_KUNIT(rdmalock_fabric_check_range);
-
 /* Connections ---------------------------------------------------------- */
+
+/* Offers a connection whose atomics work to users. */
+static void rdmalock_conn_set_ready(struct rdmalock_conn *conn)
+{
+	spin_lock_irq(&conn->fabric->lock);
+	if (conn->state == RDMALOCK_CONN_UP)
+		conn->ready = true;
+	spin_unlock_irq(&conn->fabric->lock);
+}
+
+static void rdmalock_conn_probe(struct work_struct *work)
+{
+	struct rdmalock_conn *conn = container_of(work, struct rdmalock_conn,
+						  probe_work);
+	int ret;
+
+	ret = rdmalock_atomics_probe(conn, conn->peer->node);
+	if (ret) {
+		pr_err_ratelimited("%s: node %u: RDMA atomics do not work (%d); create the domain with --atomics emulated on every node\n",
+				   conn->fabric->attr.name, conn->peer->node, ret);
+		rdmalock_conn_fail(conn, "atomics probe failed");
+	} else {
+		rdmalock_conn_set_ready(conn);
+	}
+	rdmalock_conn_put(conn);
+}
 
 static struct rdmalock_conn *rdmalock_conn_alloc(struct rdmalock_fabric *fabric,
 						 struct rdmalock_peer *peer,
@@ -111,8 +103,9 @@ static struct rdmalock_conn *rdmalock_conn_alloc(struct rdmalock_fabric *fabric,
 	conn->active = active;
 	conn->state = RDMALOCK_CONN_CONNECTING;
 	spin_lock_init(&conn->post_lock);
-	sema_init(&conn->sq_slots, RDMALOCK_SQ_DEPTH);
+	sema_init(&conn->sq_slots, RDMALOCK_SYNC_SLOTS);
 	init_completion(&conn->up);
+	INIT_WORK(&conn->probe_work, rdmalock_conn_probe);
 	atomic_inc(&fabric->nconns);
 	return conn;
 }
@@ -159,6 +152,8 @@ static void rdmalock_conn_teardown(struct work_struct *work)
 	conn->cq = NULL;
 	rdmalock_msg_ring_free(conn);
 	rdma_destroy_id(conn->cm_id);
+	/* Their answers would have come on this connection. */
+	rdmalock_rmw_fail_node(fabric, peer ? peer->node : fabric->attr.node_id);
 
 	spin_lock_irq(&fabric->lock);
 	reconnect = conn->active && !fabric->stopping;
@@ -271,6 +266,7 @@ static void rdmalock_fill_pdata(struct rdmalock_fabric *fabric,
 	memset(pd, 0, sizeof(*pd));
 	pd->magic = cpu_to_be32(RDMALOCK_CM_MAGIC);
 	pd->version = RDMALOCK_CM_VERSION;
+	pd->flags = fabric->emulated ? RDMALOCK_CM_F_EMULATED : 0;
 	pd->node_id = cpu_to_be16(rdmalock_self(fabric));
 	pd->region_addr = cpu_to_be64(fabric->mr->iova);
 	pd->region_rkey = cpu_to_be32(fabric->mr->rkey);
@@ -282,27 +278,45 @@ static void rdmalock_fill_pdata(struct rdmalock_fabric *fabric,
  * rdmalock_cm_pdata_check() - validate the private data a node sent us
  * @attr: our domain
  * @region_len: the length of our region, which every node's must equal
+ * @emulated: whether we emulate atomics, which every node must agree on
  * @data: the bytes received, possibly fewer than a whole pdata, or NULL
  * @len: their number
  * @node: set to the sender's node id when valid
  *
- * Return: 0, or -EPROTO for anything not from a node of this domain.
+ * Return: 0; -EPROTO for anything not from a node of this domain;
+ * -EPROTONOSUPPORT from one that does atomics the other way.
  */
 VISIBLE_IF_KUNIT int rdmalock_cm_pdata_check(const struct rdmalock_fabric_attr *attr,
-					     u32 region_len, const void *data,
-					     u8 len, u32 *node)
+					     u32 region_len, bool emulated,
+					     const void *data, u8 len, u32 *node)
 {
 	const struct rdmalock_cm_pdata *pd = data;
 
 	if (!data || len < sizeof(*pd) ||
 	    be32_to_cpu(pd->magic) != RDMALOCK_CM_MAGIC ||
 	    pd->version != RDMALOCK_CM_VERSION ||
+	    (pd->flags & ~RDMALOCK_CM_F_EMULATED) ||
 	    memcmp(pd->name, attr->name, sizeof(pd->name)) ||
 	    be16_to_cpu(pd->node_id) >= attr->num_nodes ||
 	    be32_to_cpu(pd->region_len) != region_len)
 		return -EPROTO;
 	*node = be16_to_cpu(pd->node_id);
+	if (!!(pd->flags & RDMALOCK_CM_F_EMULATED) != emulated)
+		return -EPROTONOSUPPORT;
 	return 0;
+}
+
+static void rdmalock_log_pdata_error(struct rdmalock_fabric *fabric, int err,
+				     u32 node)
+{
+	if (err == -EPROTONOSUPPORT)
+		pr_err_ratelimited("%s: node %u does atomics %s, this node %s: every node of a domain must use the same --atomics\n",
+				   fabric->attr.name, node,
+				   fabric->emulated ? "natively" : "emulated",
+				   fabric->emulated ? "emulated" : "natively");
+	else
+		pr_err_ratelimited("%s: connection data that is not from this domain\n",
+				   fabric->attr.name);
 }
 EXPORT_SYMBOL_IF_KUNIT(rdmalock_cm_pdata_check);
 
@@ -358,16 +372,16 @@ static int rdmalock_cm_connect_request(struct rdmalock_fabric *fabric,
 		.private_data = &pd,
 		.private_data_len = sizeof(pd),
 	};
-	u32 node, self = rdmalock_self(fabric);
+	u32 node = U32_MAX, self = rdmalock_self(fabric);
 	bool loopback;
 	int ret;
 
-	if (rdmalock_cm_pdata_check(&fabric->attr, fabric->region_len,
-				    req->private_data, req->private_data_len,
-				    &node)) {
-		pr_err_ratelimited("%s: connect request that is not from this domain\n",
-				   fabric->attr.name);
-		return -EPROTO;
+	ret = rdmalock_cm_pdata_check(&fabric->attr, fabric->region_len,
+				      fabric->emulated, req->private_data,
+				      req->private_data_len, &node);
+	if (ret) {
+		rdmalock_log_pdata_error(fabric, ret, node);
+		return ret;
 	}
 	loopback = node == self;
 	/* Only lower nodes connect to us; a higher one is misconfigured. */
@@ -429,7 +443,9 @@ static void rdmalock_cm_established(struct rdmalock_conn *conn,
 {
 	struct rdmalock_fabric *fabric = conn->fabric;
 	struct rdmalock_peer *peer = conn->peer;
-	u32 node;
+	bool probe = false;
+	u32 node = U32_MAX;
+	int ret;
 
 	/*
 	 * The loopback's first connection is made before the region is
@@ -442,10 +458,12 @@ static void rdmalock_cm_established(struct rdmalock_conn *conn,
 		conn->remote_rkey = fabric->mr->rkey;
 		conn->remote_len = fabric->region_len;
 	} else if (conn->active && peer->node != rdmalock_self(fabric)) {
-		if (rdmalock_cm_pdata_check(&fabric->attr, fabric->region_len,
-					    ev->param.conn.private_data,
-					    ev->param.conn.private_data_len, &node) ||
-		    node != peer->node) {
+		ret = rdmalock_cm_pdata_check(&fabric->attr, fabric->region_len,
+					      fabric->emulated,
+					      ev->param.conn.private_data,
+					      ev->param.conn.private_data_len, &node);
+		if (ret || node != peer->node) {
+			rdmalock_log_pdata_error(fabric, ret, node);
 			rdmalock_conn_fail(conn, "bad reply from peer");
 			return;
 		}
@@ -459,8 +477,21 @@ static void rdmalock_cm_established(struct rdmalock_conn *conn,
 		WRITE_ONCE(conn->state, RDMALOCK_CONN_UP);
 		if (peer)
 			peer->connects++;
+		/*
+		 * Native atomics are tried before users get the connection.
+		 * The loopback's first connection is probed, or not, by the
+		 * bootstrap, which decides how the domain does atomics.
+		 */
+		if (peer && fabric->accepting) {
+			probe = !fabric->emulated;
+			conn->ready = fabric->emulated;
+		}
 	}
 	spin_unlock_irq(&fabric->lock);
+	if (probe) {
+		kref_get(&conn->ref);
+		queue_work(fabric->wq, &conn->probe_work);
+	}
 	if (peer && peer->node != rdmalock_self(fabric))
 		pr_info("%s: node %u: connected\n", fabric->attr.name, peer->node);
 	complete_all(&conn->up);
@@ -572,287 +603,16 @@ struct rdmalock_conn *rdmalock_peer_get_conn(struct rdmalock_peer *peer)
 {
 	struct rdmalock_fabric *fabric = peer->fabric;
 	struct rdmalock_conn *conn;
+	unsigned long flags;
 
-	spin_lock_irq(&fabric->lock);
+	spin_lock_irqsave(&fabric->lock, flags);
 	conn = peer->conn;
-	if (conn && conn->state == RDMALOCK_CONN_UP)
+	if (conn && conn->state == RDMALOCK_CONN_UP && conn->ready)
 		kref_get(&conn->ref);
 	else
 		conn = NULL;
-	spin_unlock_irq(&fabric->lock);
+	spin_unlock_irqrestore(&fabric->lock, flags);
 	return conn;
-}
-
-/**
- * rdmalock_conn_post_send() - post on a connection if it is still up
- * @conn: the connection
- * @wr: the work request chain
- *
- * Context: any.
- * Return: 0, -ENOTCONN, or ib_post_send()'s error.
- */
-int rdmalock_conn_post_send(struct rdmalock_conn *conn, const struct ib_send_wr *wr)
-{
-	unsigned long flags;
-	int ret;
-
-	spin_lock_irqsave(&conn->post_lock, flags);
-	if (READ_ONCE(conn->state) != RDMALOCK_CONN_UP)
-		ret = -ENOTCONN;
-	else
-		ret = ib_post_send(conn->cm_id->qp, wr, NULL);
-	spin_unlock_irqrestore(&conn->post_lock, flags);
-	return ret;
-}
-
-struct rdmalock_sync_op {
-	struct ib_cqe cqe;
-	struct completion done;
-	enum ib_wc_status status;
-};
-
-static void rdmalock_sync_done(struct ib_cq *cq, struct ib_wc *wc)
-{
-	struct rdmalock_sync_op *op = container_of(wc->wr_cqe,
-						   struct rdmalock_sync_op, cqe);
-
-	op->status = wc->status;
-	complete(&op->done);
-}
-
-/*
- * Posts @wr on @conn, signalled, and waits for its completion; see the
- * comment at the top for why the wait after a timeout is bounded.
- */
-static int rdmalock_conn_post_sync(struct rdmalock_conn *conn,
-				   struct ib_send_wr *wr)
-{
-	unsigned long timeout = msecs_to_jiffies(RDMALOCK_VERB_TIMEOUT_MS);
-	struct rdmalock_sync_op op;
-	int ret;
-
-	op.cqe.done = rdmalock_sync_done;
-	init_completion(&op.done);
-	wr->wr_cqe = &op.cqe;
-	wr->send_flags |= IB_SEND_SIGNALED;
-
-	if (down_timeout(&conn->sq_slots, timeout))
-		return -ETIMEDOUT;
-	ret = rdmalock_conn_post_send(conn, wr);
-	if (ret) {
-		up(&conn->sq_slots);
-		return ret;
-	}
-
-	if (!wait_for_completion_timeout(&op.done, timeout)) {
-		rdmalock_conn_fail(conn, "verb timed out");
-		wait_for_completion(&op.done);
-		ret = -ETIMEDOUT;
-	} else if (op.status == IB_WC_WR_FLUSH_ERR) {
-		ret = -ENOTCONN;
-	} else if (op.status != IB_WC_SUCCESS) {
-		/* An RC QP that completes in error is in the error state. */
-		pr_err_ratelimited("%s: %s\n", conn->fabric->attr.name,
-				   ib_wc_status_msg(op.status));
-		rdmalock_conn_fail(conn, ib_wc_status_msg(op.status));
-		ret = -EIO;
-	}
-	up(&conn->sq_slots);
-	return ret;
-}
-
-/*
- * One verb to @node's region at @offset, using @buf (@len bytes, DMA
- * mapped here) as the local buffer. Checks the range, counts the verb,
- * and fails with -ENOTCONN when the peer is not up.
- */
-static int rdmalock_fabric_verb(struct rdmalock_fabric *fabric, u32 node,
-				int verb, struct ib_send_wr *wr, u64 *remote_addr,
-				u32 *rkey, u64 offset, void *buf, u32 len,
-				enum dma_data_direction dir, u64 align)
-{
-	struct rdmalock_verb_counters *cnt;
-	struct rdmalock_conn *conn;
-	struct ib_sge sge;
-	u64 dma;
-	int ret;
-
-	if (node >= fabric->attr.num_nodes)
-		return -EINVAL;
-	cnt = &fabric->peers[node].verbs[verb];
-	conn = rdmalock_peer_get_conn(&fabric->peers[node]);
-	if (!conn) {
-		atomic64_inc(&cnt->failed);
-		return -ENOTCONN;
-	}
-	ret = rdmalock_fabric_check_range(conn->remote_len, offset, len, align);
-	if (ret) {
-		pr_err_ratelimited("%s: %s of %u bytes at node %u offset %llu is out of bounds or misaligned\n",
-				   fabric->attr.name, rdmalock_verb_names[verb],
-				   len, node, offset);
-		goto out_put;
-	}
-
-	dma = ib_dma_map_single(fabric->device, buf, len, dir);
-	ret = ib_dma_mapping_error(fabric->device, dma);
-	if (ret)
-		goto out_put;
-	sge.addr = dma;
-	sge.length = len;
-	sge.lkey = fabric->pd->local_dma_lkey;
-	wr->sg_list = &sge;
-	wr->num_sge = 1;
-	*remote_addr = conn->remote_addr + offset;
-	*rkey = conn->remote_rkey;
-
-	atomic64_inc(&cnt->posted);
-	ret = rdmalock_conn_post_sync(conn, wr);
-	ib_dma_unmap_single(fabric->device, dma, len, dir);
-	if (!ret) {
-		atomic64_inc(&cnt->completed);
-		atomic64_add(len, &cnt->bytes);
-	}
-out_put:
-	if (ret)
-		atomic64_inc(&cnt->failed);
-	rdmalock_conn_put(conn);
-	return ret;
-}
-
-/* One-sided transfers go through a kmalloc'ed bounce buffer: @buf may be
- * on the caller's stack, which is not DMA-able.
- */
-static int rdmalock_fabric_rw(struct rdmalock_fabric *fabric, u32 node,
-			      u64 offset, void *buf, u32 len, bool write)
-{
-	struct ib_rdma_wr wr = {
-		.wr.opcode = write ? IB_WR_RDMA_WRITE : IB_WR_RDMA_READ,
-	};
-	void *bounce;
-	int ret;
-
-	bounce = kmalloc(len ?: 1, GFP_KERNEL);
-	if (!bounce)
-		return -ENOMEM;
-	if (write)
-		memcpy(bounce, buf, len);
-	ret = rdmalock_fabric_verb(fabric, node,
-				   write ? RDMALOCK_VERB_WRITE : RDMALOCK_VERB_READ,
-				   &wr.wr, &wr.remote_addr, &wr.rkey, offset,
-				   bounce, len,
-				   write ? DMA_TO_DEVICE : DMA_FROM_DEVICE, 1);
-	if (!ret && !write)
-		memcpy(buf, bounce, len);
-	kfree(bounce);
-	return ret;
-}
-
-/**
- * rdmalock_fabric_read() - RDMA READ from a node's region
- * @fabric: the domain's fabric
- * @node: node to read from (this node's own id reads through loopback)
- * @offset: byte offset in the node's region
- * @buf: destination, @len bytes; need not be DMA-able
- * @len: bytes to read, at least 1
- *
- * Context: process context; sleeps until the read completes.
- * Return: 0; -EINVAL for a range outside the region; -ENOTCONN when
- * @node is not connected or the connection failed meanwhile; -ETIMEDOUT;
- * -EIO when the read completed in error.
- */
-int rdmalock_fabric_read(struct rdmalock_fabric *fabric, u32 node, u64 offset,
-			 void *buf, u32 len)
-{
-	return rdmalock_fabric_rw(fabric, node, offset, buf, len, false);
-}
-
-/**
- * rdmalock_fabric_write() - RDMA WRITE to a node's region
- * @fabric: the domain's fabric
- * @node: node to write to
- * @offset: byte offset in the node's region
- * @buf: source, @len bytes; need not be DMA-able
- * @len: bytes to write, at least 1
- *
- * Context: process context; sleeps until the write completes, which on
- * RC means the target's NIC has the data.
- * Return: as rdmalock_fabric_read().
- */
-int rdmalock_fabric_write(struct rdmalock_fabric *fabric, u32 node, u64 offset,
-			  const void *buf, u32 len)
-{
-	return rdmalock_fabric_rw(fabric, node, offset, (void *)buf, len, true);
-}
-
-static int rdmalock_fabric_atomic(struct rdmalock_fabric *fabric, u32 node,
-				  u64 offset, enum ib_wr_opcode opcode,
-				  u64 compare_add, u64 swap, u64 *old)
-{
-	struct ib_atomic_wr wr = {
-		.wr.opcode = opcode,
-		.compare_add = compare_add,
-		.swap = swap,
-	};
-	u64 *result;
-	int ret;
-
-	result = kmalloc(sizeof(*result), GFP_KERNEL);
-	if (!result)
-		return -ENOMEM;
-	ret = rdmalock_fabric_verb(fabric, node,
-				   opcode == IB_WR_ATOMIC_CMP_AND_SWP ?
-				   RDMALOCK_VERB_CAS : RDMALOCK_VERB_FAA,
-				   &wr.wr, &wr.remote_addr, &wr.rkey, offset,
-				   result, sizeof(*result), DMA_FROM_DEVICE,
-				   sizeof(u64));
-	if (!ret && old)
-		*old = *result;
-	kfree(result);
-	return ret;
-}
-
-/**
- * rdmalock_fabric_cas() - RDMA compare-and-swap on a word of a node
- * @fabric: the domain's fabric
- * @node: node whose word it is
- * @offset: byte offset of the 8-byte word, 8-byte aligned
- * @expected: value the word must hold for the swap to happen
- * @desired: value written if it does
- * @old: set to the word's value before the operation (equal to
- *	@expected if and only if the swap happened); may be NULL
- *
- * The operation is atomic only against other RDMA atomics on the same
- * word: never mix it with CPU atomics on that word.
- *
- * Context: process context; sleeps until the CAS completes.
- * Return: as rdmalock_fabric_read(); a CAS that did not swap is success.
- */
-int rdmalock_fabric_cas(struct rdmalock_fabric *fabric, u32 node, u64 offset,
-			u64 expected, u64 desired, u64 *old)
-{
-	return rdmalock_fabric_atomic(fabric, node, offset,
-				      IB_WR_ATOMIC_CMP_AND_SWP, expected,
-				      desired, old);
-}
-
-/**
- * rdmalock_fabric_faa() - RDMA fetch-and-add on a word of a node
- * @fabric: the domain's fabric
- * @node: node whose word it is
- * @offset: byte offset of the 8-byte word, 8-byte aligned
- * @add: value added, modulo 2^64
- * @old: set to the word's value before the addition; may be NULL
- *
- * Atomic only against other RDMA atomics on the same word.
- *
- * Context: process context; sleeps until the FAA completes.
- * Return: as rdmalock_fabric_read().
- */
-int rdmalock_fabric_faa(struct rdmalock_fabric *fabric, u32 node, u64 offset,
-			u64 add, u64 *old)
-{
-	return rdmalock_fabric_atomic(fabric, node, offset,
-				      IB_WR_ATOMIC_FETCH_AND_ADD, add, 0, old);
 }
 
 /* Memory and set-up ---------------------------------------------------- */
@@ -922,6 +682,7 @@ static void rdmalock_region_free(struct rdmalock_fabric *fabric)
 static int rdmalock_region_register(struct rdmalock_fabric *fabric,
 				    struct rdmalock_conn *loop)
 {
+	struct rdmalock_sync_op sync = {};
 	struct ib_reg_wr wr = {
 		.wr.opcode = IB_WR_REG_MR,
 		.mr = fabric->mr,
@@ -932,7 +693,7 @@ static int rdmalock_region_register(struct rdmalock_fabric *fabric,
 
 	ib_update_fast_reg_key(fabric->mr, ib_inc_rkey(fabric->mr->rkey));
 	wr.key = fabric->mr->rkey;
-	ret = rdmalock_conn_post_sync(loop, &wr.wr);
+	ret = rdmalock_conn_post_wait(loop, &sync, &wr.wr);
 	if (ret)
 		return ret;
 	loop->remote_addr = fabric->mr->iova;
@@ -974,6 +735,34 @@ err:
 	return ret;
 }
 
+/*
+ * Decides, once and for the domain's life, whether this node does atomics
+ * natively or emulates them, trying native ones on the loopback. Peers
+ * that decided otherwise are refused when they connect.
+ */
+static int rdmalock_fabric_choose_atomics(struct rdmalock_fabric *fabric,
+					  struct rdmalock_conn *loop)
+{
+	int ret;
+
+	if (fabric->attr.atomics == RDMALOCK_ATOMICS_EMULATED) {
+		fabric->emulated = true;
+		return 0;
+	}
+	ret = rdmalock_atomics_probe(loop, rdmalock_self(fabric));
+	if (fabric->attr.atomics == RDMALOCK_ATOMICS_NATIVE) {
+		if (ret)
+			pr_err_ratelimited("%s: native atomics asked for, but they do not work here (%d)\n",
+					   fabric->attr.name, ret);
+		return ret ? -EOPNOTSUPP : 0;
+	}
+	fabric->emulated = ret || rdmalock_emulate_atomics;
+	if (fabric->emulated)
+		pr_info("%s: emulating atomics (%s)\n", fabric->attr.name,
+			ret ? "the device refuses them" : "emulate_atomics is set");
+	return 0;
+}
+
 /* Connects to ourselves and registers the region on that connection. */
 static int rdmalock_fabric_bootstrap(struct rdmalock_fabric *fabric)
 {
@@ -999,6 +788,10 @@ static int rdmalock_fabric_bootstrap(struct rdmalock_fabric *fabric)
 		ret = -ENOTCONN;
 	else
 		ret = rdmalock_region_register(fabric, loop);
+	if (!ret)
+		ret = rdmalock_fabric_choose_atomics(fabric, loop);
+	if (!ret)
+		rdmalock_conn_set_ready(loop);
 	rdmalock_conn_put(loop);
 	if (ret)
 		pr_err_ratelimited("%s: loopback connection failed: %d\n",
@@ -1075,6 +868,7 @@ int rdmalock_fabric_create(const struct rdmalock_fabric_attr *attr,
 	fabric->cm_ctx.listener = true;
 	fabric->attr = *attr;
 	rdmalock_msg_init(fabric);
+	rdmalock_rmw_init(fabric);
 	spin_lock_init(&fabric->lock);
 	atomic_set(&fabric->nconns, 0);
 	init_waitqueue_head(&fabric->conns_gone);
@@ -1106,7 +900,10 @@ int rdmalock_fabric_create(const struct rdmalock_fabric_attr *attr,
 	if (ret)
 		goto err_stop;
 
+	/* Under the lock, so that a connection that sees it sees emulated. */
+	spin_lock_irq(&fabric->lock);
 	WRITE_ONCE(fabric->accepting, true);
+	spin_unlock_irq(&fabric->lock);
 	for (i = rdmalock_self(fabric) + 1; i < attr->num_nodes; i++)
 		queue_delayed_work(fabric->wq, &fabric->peers[i].connect_work, 0);
 	rdmalock_msg_start(fabric);
@@ -1115,6 +912,7 @@ int rdmalock_fabric_create(const struct rdmalock_fabric_attr *attr,
 
 err_stop:
 	rdmalock_fabric_stop(fabric);
+	rdmalock_rmw_destroy(fabric);
 	rdmalock_region_free(fabric);
 err_pd:
 	ib_dealloc_pd(fabric->pd);
@@ -1137,6 +935,7 @@ err_free:
 void rdmalock_fabric_destroy(struct rdmalock_fabric *fabric)
 {
 	rdmalock_fabric_stop(fabric);
+	rdmalock_rmw_destroy(fabric);
 	rdmalock_region_free(fabric);
 	ib_dealloc_pd(fabric->pd);
 	destroy_workqueue(fabric->wq);
@@ -1152,6 +951,17 @@ void rdmalock_fabric_destroy(struct rdmalock_fabric *fabric)
 size_t rdmalock_fabric_region_len(const struct rdmalock_fabric *fabric)
 {
 	return fabric->region_len;
+}
+
+/**
+ * rdmalock_fabric_emulated() - does this fabric emulate atomics?
+ * @fabric: the fabric
+ *
+ * Return: true when the home nodes' CPUs execute every CAS and FAA.
+ */
+bool rdmalock_fabric_emulated(const struct rdmalock_fabric *fabric)
+{
+	return fabric->emulated;
 }
 
 /**
@@ -1173,7 +983,7 @@ void rdmalock_fabric_peer_status(struct rdmalock_fabric *fabric, u32 node,
 	st->node_id = node;
 	spin_lock_irq(&fabric->lock);
 	conn = peer->conn;
-	if (conn && conn->state == RDMALOCK_CONN_UP) {
+	if (conn && conn->state == RDMALOCK_CONN_UP && conn->ready) {
 		st->state = RDMALOCK_PEER_UP;
 		st->qp_num = conn->cm_id->qp ? conn->cm_id->qp->qp_num : 0;
 	} else if (conn) {

@@ -14,33 +14,43 @@
 
 #include <linux/build_bug.h>
 #include <linux/compiler.h>
+#include <linux/dma-direction.h>
 #include <linux/socket.h>
 #include <linux/types.h>
 #include <linux/rdmalock.h>
+#include <rdma/ib_verbs.h>
 
 struct rdmalock_fabric;
+struct rdmalock_conn;
+struct rdmalock_verb_counters;
 
 /*
  * Layout of the region every node registers and exposes:
  *
- *   0                      RDMALOCK_REGION_SCRATCH_LEN  scratch: probe and test words
+ *   0                      RDMALOCK_REGION_SCRATCH_LEN  scratch: test words
+ *                                                       (0-63), probe words
+ *                                                       (64 + 8 * node id)
  *   table_off              locks_per_node * 64          the lock table
  *   desc_off               RDMALOCK_DESC_COUNT * 64     queue descriptors
  *
  * Every part is 64-byte aligned, the whole is a multiple of PAGE_SIZE.
  */
 #define RDMALOCK_SLOT_SIZE		64
-#define RDMALOCK_REGION_SCRATCH_LEN	64
+#define RDMALOCK_REGION_SCRATCH_LEN	256
+#define RDMALOCK_TEST_WORDS		8
+#define RDMALOCK_PROBE_OFFSET		64
 #define RDMALOCK_DESC_COUNT		1024
 
 #define RDMALOCK_CM_MAGIC		0x52444c4b	/* "RDLK" */
 #define RDMALOCK_CM_VERSION		1
+/* &rdmalock_cm_pdata.flags: the sender's domain emulates atomics. */
+#define RDMALOCK_CM_F_EMULATED		0x01
 
 /**
  * struct rdmalock_cm_pdata - private data of a connect request and reply
  * @magic: %RDMALOCK_CM_MAGIC
  * @version: %RDMALOCK_CM_VERSION
- * @pad: zero
+ * @flags: RDMALOCK_CM_F_*
  * @node_id: the sender's index in the domain
  * @region_addr: where the sender's region is, for RDMA
  * @region_rkey: its remote key
@@ -53,7 +63,7 @@ struct rdmalock_fabric;
 struct rdmalock_cm_pdata {
 	__be32 magic;
 	u8 version;
-	u8 pad;
+	u8 flags;
 	__be16 node_id;
 	__be64 region_addr;
 	__be32 region_rkey;
@@ -69,6 +79,7 @@ static_assert(sizeof(struct rdmalock_cm_pdata) == 56);
  * @node_id: this node's index in @addrs
  * @num_nodes: nodes in the domain
  * @port: rdma_cm port every node listens on
+ * @atomics: RDMALOCK_ATOMICS_*, as asked for
  * @locks_per_node: lock table slots in each region
  * @addrs: every node's address, port included
  */
@@ -77,6 +88,7 @@ struct rdmalock_fabric_attr {
 	u32 node_id;
 	u32 num_nodes;
 	u16 port;
+	u16 atomics;
 	u32 locks_per_node;
 	struct sockaddr_storage addrs[RDMALOCK_MAX_NODES];
 };
@@ -92,6 +104,8 @@ struct rdmalock_fabric_attr {
 #define RDMALOCK_MSG_SIZE		256
 #define RDMALOCK_MSG_TYPES		32
 #define RDMALOCK_MSG_HEARTBEAT		1
+#define RDMALOCK_MSG_RMW_REQ		2	/* emulated atomics */
+#define RDMALOCK_MSG_RMW_RESP		3
 /* Types from here to RDMALOCK_MSG_TYPES - 1 are the lock algorithms'. */
 #define RDMALOCK_MSG_FIRST_FREE		8
 
@@ -145,6 +159,7 @@ int rdmalock_fabric_create(const struct rdmalock_fabric_attr *attr,
 void rdmalock_fabric_destroy(struct rdmalock_fabric *fabric);
 
 size_t rdmalock_fabric_region_len(const struct rdmalock_fabric *fabric);
+bool rdmalock_fabric_emulated(const struct rdmalock_fabric *fabric);
 void rdmalock_fabric_peer_status(struct rdmalock_fabric *fabric, u32 node,
 				 struct rdmalock_peer_status *st);
 
@@ -154,15 +169,57 @@ int rdmalock_fabric_write(struct rdmalock_fabric *fabric, u32 node, u64 offset,
 			  const void *buf, u32 len);
 int rdmalock_fabric_cas(struct rdmalock_fabric *fabric, u32 node, u64 offset,
 			u64 expected, u64 desired, u64 *old);
-#if IS_ENABLED(CONFIG_KUNIT)
 int rdmalock_fabric_check_range(u64 region_len, u64 offset, u64 len, u64 align);
+
+#if IS_ENABLED(CONFIG_KUNIT)
 int rdmalock_cm_pdata_check(const struct rdmalock_fabric_attr *attr,
-			    u32 region_len, const void *data, u8 len, u32 *node);
+			    u32 region_len, bool emulated, const void *data,
+			    u8 len, u32 *node);
+int rdmalock_rmw_execute(void *region, u64 region_len, u8 verb, u64 offset,
+			 u64 compare_add, u64 swap, u64 *old);
 int rdmalock_msg_check(const void *buf, u32 byte_len, u32 domain_hash,
 		       u32 src_node, u32 seq, u8 *type, u32 *len);
 #endif
 
 int rdmalock_fabric_faa(struct rdmalock_fabric *fabric, u32 node, u64 offset,
 			u64 add, u64 *old);
+
+/**
+ * struct rdmalock_fabric_op - an asynchronous one-sided verb
+ * @done: called once, when the verb has completed or failed, in softirq
+ *	context; must not sleep. The operation is the caller's again then.
+ * @status: set before @done: 0, -ENOTCONN (flushed: the connection
+ *	failed), or -EIO (completed in error)
+ * @buf: the local buffer; DMA-able (kmalloc'ed, not on a stack)
+ * @len: its length; atomics set it to 8 themselves
+ * @cqe: private to the fabric
+ * @conn: private to the fabric
+ * @cnt: private to the fabric
+ * @dma: private to the fabric
+ * @dir: private to the fabric
+ * @rmw_node: private to the fabric
+ */
+struct rdmalock_fabric_op {
+	void (*done)(struct rdmalock_fabric_op *op);
+	int status;
+	void *buf;
+	u32 len;
+	struct ib_cqe cqe;
+	struct rdmalock_conn *conn;
+	struct rdmalock_verb_counters *cnt;
+	u64 dma;
+	enum dma_data_direction dir;
+	u32 rmw_node;
+};
+
+int rdmalock_fabric_read_async(struct rdmalock_fabric *fabric, u32 node,
+			       u64 offset, struct rdmalock_fabric_op *op);
+int rdmalock_fabric_write_async(struct rdmalock_fabric *fabric, u32 node,
+				u64 offset, struct rdmalock_fabric_op *op);
+int rdmalock_fabric_cas_async(struct rdmalock_fabric *fabric, u32 node,
+			      u64 offset, u64 expected, u64 desired,
+			      struct rdmalock_fabric_op *op);
+int rdmalock_fabric_faa_async(struct rdmalock_fabric *fabric, u32 node,
+			      u64 offset, u64 add, struct rdmalock_fabric_op *op);
 
 #endif /* RDMALOCK_FABRIC_H */

@@ -4,6 +4,10 @@
  * from this node, for an operator checking a new cluster and for our own
  * cluster tests (RDMALOCK_IOC_FABRIC_TEST, `rdmalockctl fabric-test`).
  *
+ * With RDMALOCK_FTEST_F_ASYNC every operation goes through the
+ * asynchronous verbs, each waited for on its completion callback, so both
+ * interfaces are checked by the same results.
+ *
  * The test words are the first eight words of every node's scratch area.
  * Each operation's result can be checked exactly from outside: a pattern
  * reads back what was written; a fetch-and-add storm from T threads on
@@ -24,13 +28,14 @@
 
 #define RDMALOCK_FTEST_MAX_THREADS	64
 #define RDMALOCK_FTEST_MAX_ITERATIONS	1000000
-#define RDMALOCK_FTEST_WORDS		(RDMALOCK_REGION_SCRATCH_LEN / 8)
+#define RDMALOCK_FTEST_WORDS		RDMALOCK_TEST_WORDS
 /* How long a CAS ping-pong waits for the other nodes to take their turn. */
 #define RDMALOCK_FTEST_TURN_TIMEOUT	(30 * HZ)
 
 struct rdmalock_ftest {
 	struct rdmalock_fabric *fabric;
 	const struct rdmalock_fabric_test *req;
+	bool async;
 	u32 self;
 	u32 num_nodes;
 	u64 offset;
@@ -42,37 +47,128 @@ struct rdmalock_ftest {
 	struct completion finished;
 };
 
+/* A thread's state: its asynchronous operation and DMA-able word. */
+struct rdmalock_ftest_thread {
+	struct rdmalock_ftest *t;
+	struct rdmalock_fabric_op op;
+	struct completion done;
+	u64 *word;
+};
+
+static void rdmalock_ftest_op_done(struct rdmalock_fabric_op *op)
+{
+	complete(&container_of(op, struct rdmalock_ftest_thread, op)->done);
+}
+
+/*
+ * Waits for an asynchronous verb that @posted says was started. The wait
+ * is bounded by the fabric: a dead connection is failed (RC retries,
+ * heartbeats), which flushes the verb.
+ */
+static int rdmalock_ftest_wait(struct rdmalock_ftest_thread *th, int posted)
+{
+	if (posted)
+		return posted;
+	wait_for_completion(&th->done);
+	return th->op.status;
+}
+
+static void rdmalock_ftest_op_init(struct rdmalock_ftest_thread *th)
+{
+	memset(&th->op, 0, sizeof(th->op));
+	th->op.done = rdmalock_ftest_op_done;
+	th->op.buf = th->word;
+	th->op.len = sizeof(*th->word);
+	reinit_completion(&th->done);
+}
+
+static int rdmalock_ftest_read(struct rdmalock_ftest_thread *th, u64 *val)
+{
+	struct rdmalock_ftest *t = th->t;
+	int ret;
+
+	if (!t->async)
+		return rdmalock_fabric_read(t->fabric, t->req->target, t->offset,
+					    val, sizeof(*val));
+	rdmalock_ftest_op_init(th);
+	ret = rdmalock_fabric_read_async(t->fabric, t->req->target, t->offset,
+					 &th->op);
+	ret = rdmalock_ftest_wait(th, ret);
+	*val = *th->word;
+	return ret;
+}
+
+static int rdmalock_ftest_write(struct rdmalock_ftest_thread *th, u64 val)
+{
+	struct rdmalock_ftest *t = th->t;
+
+	if (!t->async)
+		return rdmalock_fabric_write(t->fabric, t->req->target, t->offset,
+					     &val, sizeof(val));
+	rdmalock_ftest_op_init(th);
+	*th->word = val;
+	return rdmalock_ftest_wait(th, rdmalock_fabric_write_async(t->fabric, t->req->target,
+								   t->offset, &th->op));
+}
+
+static int rdmalock_ftest_cas(struct rdmalock_ftest_thread *th, u64 expected,
+			      u64 desired, u64 *old)
+{
+	struct rdmalock_ftest *t = th->t;
+	int ret;
+
+	if (!t->async)
+		return rdmalock_fabric_cas(t->fabric, t->req->target, t->offset,
+					   expected, desired, old);
+	rdmalock_ftest_op_init(th);
+	ret = rdmalock_fabric_cas_async(t->fabric, t->req->target, t->offset,
+					expected, desired, &th->op);
+	ret = rdmalock_ftest_wait(th, ret);
+	*old = *th->word;
+	return ret;
+}
+
+static int rdmalock_ftest_faa(struct rdmalock_ftest_thread *th, u64 add)
+{
+	struct rdmalock_ftest *t = th->t;
+
+	if (!t->async)
+		return rdmalock_fabric_faa(t->fabric, t->req->target, t->offset,
+					   add, NULL);
+	rdmalock_ftest_op_init(th);
+	return rdmalock_ftest_wait(th, rdmalock_fabric_faa_async(t->fabric, t->req->target,
+								 t->offset, add, &th->op));
+}
+
 static void rdmalock_ftest_error(struct rdmalock_ftest *t, int err)
 {
 	atomic64_inc(&t->errors);
 	atomic_cmpxchg(&t->first_error, 0, err);
 }
 
-static int rdmalock_ftest_pattern(struct rdmalock_ftest *t, u64 i)
+static int rdmalock_ftest_pattern(struct rdmalock_ftest_thread *th, u64 i)
 {
-	u64 want = ((u64)t->self << 56) ^ (i * 0x9e3779b97f4a7c15ULL), got;
+	u64 want = ((u64)th->t->self << 56) ^ (i * 0x9e3779b97f4a7c15ULL), got;
 	int ret;
 
-	ret = rdmalock_fabric_write(t->fabric, t->req->target, t->offset,
-				    &want, sizeof(want));
+	ret = rdmalock_ftest_write(th, want);
 	if (!ret)
-		ret = rdmalock_fabric_read(t->fabric, t->req->target, t->offset,
-					   &got, sizeof(got));
+		ret = rdmalock_ftest_read(th, &got);
 	if (!ret && got != want)
 		ret = -EILSEQ;
 	return ret;
 }
 
 /* This node's turn in round @i is to move the word from N*i+self on. */
-static int rdmalock_ftest_pingpong(struct rdmalock_ftest *t, u64 i)
+static int rdmalock_ftest_pingpong(struct rdmalock_ftest_thread *th, u64 i)
 {
+	struct rdmalock_ftest *t = th->t;
 	u64 want = t->num_nodes * i + t->self, old;
 	unsigned long deadline = jiffies + RDMALOCK_FTEST_TURN_TIMEOUT;
 	int ret;
 
 	for (;;) {
-		ret = rdmalock_fabric_cas(t->fabric, t->req->target, t->offset,
-					  want, want + 1, &old);
+		ret = rdmalock_ftest_cas(th, want, want + 1, &old);
 		if (ret || old == want)
 			return ret;
 		if (READ_ONCE(t->stop))
@@ -85,24 +181,24 @@ static int rdmalock_ftest_pingpong(struct rdmalock_ftest *t, u64 i)
 
 static int rdmalock_ftest_thread(void *arg)
 {
-	struct rdmalock_ftest *t = arg;
-	u64 i;
+	struct rdmalock_ftest_thread *th = arg;
+	struct rdmalock_ftest *t = th->t;
+	u64 i, val;
 	int ret;
 
 	for (i = 0; i < t->req->iterations && !READ_ONCE(t->stop); i++) {
 		switch (t->req->op) {
 		case RDMALOCK_FTEST_PATTERN:
-			ret = rdmalock_ftest_pattern(t, i);
+			ret = rdmalock_ftest_pattern(th, i);
 			break;
 		case RDMALOCK_FTEST_FAA_STORM:
-			ret = rdmalock_fabric_faa(t->fabric, t->req->target,
-						  t->offset, 1, NULL);
+			ret = rdmalock_ftest_faa(th, 1);
 			break;
 		case RDMALOCK_FTEST_READ:
-			ret = 0;
+			ret = rdmalock_ftest_read(th, &val);
 			break;
 		default:
-			ret = rdmalock_ftest_pingpong(t, i);
+			ret = rdmalock_ftest_pingpong(th, i);
 			break;
 		}
 		if (ret)
@@ -111,6 +207,8 @@ static int rdmalock_ftest_thread(void *arg)
 			atomic64_inc(&t->done);
 		cond_resched();
 	}
+	kfree(th->word);
+	kfree(th);
 	if (atomic_dec_and_test(&t->running))
 		complete(&t->finished);
 	return 0;
@@ -119,7 +217,7 @@ static int rdmalock_ftest_thread(void *arg)
 static int rdmalock_ftest_check(const struct rdmalock_fabric_test *req,
 				u32 num_nodes)
 {
-	if (req->flags || req->pad || req->pad2 ||
+	if ((req->flags & ~RDMALOCK_FTEST_F_ASYNC) || req->pad || req->pad2 ||
 	    memchr_inv(req->reserved, 0, sizeof(req->reserved)))
 		return -EINVAL;
 	if (req->op < RDMALOCK_FTEST_PATTERN || req->op > RDMALOCK_FTEST_READ)
@@ -138,15 +236,40 @@ static int rdmalock_ftest_check(const struct rdmalock_fabric_test *req,
 }
 
 /* Starts the threads; returns how many are running. */
+static struct rdmalock_ftest_thread *rdmalock_ftest_thread_alloc(struct rdmalock_ftest *t)
+{
+	struct rdmalock_ftest_thread *th;
+
+	th = kzalloc(sizeof(*th), GFP_KERNEL);
+	if (!th)
+		return NULL;
+	th->word = kzalloc(sizeof(*th->word), GFP_KERNEL);
+	if (!th->word) {
+		kfree(th);
+		return NULL;
+	}
+	th->t = t;
+	init_completion(&th->done);
+	return th;
+}
+
 static u32 rdmalock_ftest_start(struct rdmalock_ftest *t)
 {
+	struct rdmalock_ftest_thread *th;
 	struct task_struct *task;
 	u32 i, started = 0;
 
 	atomic_set(&t->running, t->req->threads + 1);
 	for (i = 0; i < t->req->threads; i++) {
-		task = kthread_run(rdmalock_ftest_thread, t, "rdmalock-ft/%u", i);
+		th = rdmalock_ftest_thread_alloc(t);
+		if (!th) {
+			rdmalock_ftest_error(t, -ENOMEM);
+			break;
+		}
+		task = kthread_run(rdmalock_ftest_thread, th, "rdmalock-ft/%u", i);
 		if (IS_ERR(task)) {
+			kfree(th->word);
+			kfree(th);
 			rdmalock_ftest_error(t, PTR_ERR(task));
 			break;
 		}
@@ -186,6 +309,7 @@ int rdmalock_fabric_test(struct rdmalock_fabric_test *req)
 	}
 	t->fabric = dom->fabric;
 	t->req = req;
+	t->async = req->flags & RDMALOCK_FTEST_F_ASYNC;
 	t->self = dom->attr.node_id;
 	t->num_nodes = dom->attr.num_nodes;
 	t->offset = (u64)req->word * sizeof(u64);

@@ -19,6 +19,11 @@ module_param_named(heartbeat_ms, rdmalock_heartbeat_ms, uint, 0644);
 MODULE_PARM_DESC(heartbeat_ms,
 		 "Heartbeat period to connected peers in ms, 0 for none; taken when a domain is created (default 1000)");
 
+bool rdmalock_emulate_atomics;
+module_param_named(emulate_atomics, rdmalock_emulate_atomics, bool, 0644);
+MODULE_PARM_DESC(emulate_atomics,
+		 "Domains created with --atomics auto emulate atomics even where native ones work, for testing (default no)");
+
 unsigned int rdmalock_heartbeat_timeout_ms = 5000;
 module_param_named(heartbeat_timeout_ms, rdmalock_heartbeat_timeout_ms, uint, 0644);
 MODULE_PARM_DESC(heartbeat_timeout_ms,
@@ -28,9 +33,10 @@ static int __init rdmalock_init(void)
 {
 	int ret;
 
+	rdmalock_stats_init();
 	ret = rdmalock_devices_init();
 	if (ret)
-		return ret;
+		goto err_stats;
 
 	ret = rdmalock_chardev_init();
 	if (ret)
@@ -41,6 +47,8 @@ static int __init rdmalock_init(void)
 
 err_devices:
 	rdmalock_devices_exit();
+err_stats:
+	rdmalock_stats_exit();
 	return ret;
 }
 
@@ -49,6 +57,7 @@ static void __exit rdmalock_exit(void)
 	rdmalock_chardev_exit();
 	rdmalock_domains_exit();
 	rdmalock_devices_exit();
+	rdmalock_stats_exit();
 	pr_info("unloaded\n");
 }
 

@@ -77,7 +77,7 @@ struct bad_case {
 	static void spoil_##name(struct rdmalock_domain_create *req) { stmt; }
 
 BAD(flags, req->flags = 1)
-BAD(pad, req->pad[2] = 1)
+BAD(pad, req->pad[1] = 1)
 BAD(reserved, req->reserved[3] = 1)
 BAD(empty_name, req->name[0] = '\0')
 BAD(unterminated_name, memset(req->name, 'a', sizeof(req->name)))
@@ -90,6 +90,7 @@ BAD(algo_zero, req->algo = 0)
 BAD(algo_unknown, req->algo = RDMALOCK_ALGO_DSLR + 1)
 BAD(no_locks, req->locks_per_node = 0)
 BAD(too_many_locks, req->locks_per_node = RDMALOCK_MAX_LOCKS_PER_NODE + 1)
+BAD(atomics_unknown, req->atomics = RDMALOCK_ATOMICS_EMULATED + 1)
 BAD(bad_family, req->nodes[1].family = AF_UNIX)
 BAD(addr_pad, req->nodes[1].pad = 1)
 BAD(ipv4_trailing_bytes, req->nodes[1].addr[4] = 1)
@@ -106,7 +107,8 @@ static const struct bad_case bad_cases[] = {
 	CASE(unterminated_name), CASE(name_with_slash), CASE(name_with_space),
 	CASE(zero_nodes), CASE(too_many_nodes), CASE(node_id_out_of_range),
 	CASE(algo_zero), CASE(algo_unknown), CASE(no_locks),
-	CASE(too_many_locks), CASE(bad_family), CASE(addr_pad),
+	CASE(too_many_locks), CASE(atomics_unknown), CASE(bad_family),
+	CASE(addr_pad),
 	CASE(ipv4_trailing_bytes), CASE(ipv4_any), CASE(ipv4_multicast),
 	CASE(ipv4_broadcast), CASE(duplicate_address),
 	CASE(address_beyond_count),

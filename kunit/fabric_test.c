@@ -67,7 +67,8 @@ static void fill_valid(struct rdmalock_cm_pdata *pd, u16 node)
 
 static int check(const void *data, u8 len, u32 *node)
 {
-	return rdmalock_cm_pdata_check(&test_attr, REGION_LEN, data, len, node);
+	return rdmalock_cm_pdata_check(&test_attr, REGION_LEN, false, data, len,
+				       node);
 }
 
 static void pdata_valid_is_accepted(struct kunit *test)
@@ -115,6 +116,9 @@ static void pdata_each_bad_field_is_rejected(struct kunit *test)
 	fill_valid(&pd, 0xffff);
 	KUNIT_EXPECT_EQ(test, check(&pd, sizeof(pd), &node), -EPROTO);
 	fill_valid(&pd, 1);
+	pd.flags = 0x80;	/* a flag nobody defined */
+	KUNIT_EXPECT_EQ(test, check(&pd, sizeof(pd), &node), -EPROTO);
+	fill_valid(&pd, 1);
 	pd.region_len = cpu_to_be32(REGION_LEN * 2);
 	KUNIT_EXPECT_EQ(test, check(&pd, sizeof(pd), &node), -EPROTO);
 	fill_valid(&pd, 1);
@@ -124,6 +128,71 @@ static void pdata_each_bad_field_is_rejected(struct kunit *test)
 	fill_valid(&pd, 1);
 	pd.name[4] = '\0';
 	KUNIT_EXPECT_EQ(test, check(&pd, sizeof(pd), &node), -EPROTO);
+}
+
+/* Nodes that do atomics differently must not share words. */
+static void pdata_atomics_mode_must_match(struct kunit *test)
+{
+	struct rdmalock_cm_pdata pd;
+	u32 node;
+
+	fill_valid(&pd, 1);
+	pd.flags = RDMALOCK_CM_F_EMULATED;
+	KUNIT_EXPECT_EQ(test, check(&pd, sizeof(pd), &node), -EPROTONOSUPPORT);
+	KUNIT_EXPECT_EQ(test, rdmalock_cm_pdata_check(&test_attr, REGION_LEN, true,
+						      &pd, sizeof(pd), &node), 0);
+	pd.flags = 0;
+	KUNIT_EXPECT_EQ(test, rdmalock_cm_pdata_check(&test_attr, REGION_LEN, true,
+						      &pd, sizeof(pd), &node),
+			-EPROTONOSUPPORT);
+}
+
+/*
+ * The home node's CPU must give what an RDMA CAS or FAA would: the old
+ * value always, the swap only on a match, the sum modulo 2^64.
+ */
+static void rmw_execute_acts_like_rdma_atomics(struct kunit *test)
+{
+	u64 *region = kunit_kzalloc(test, 64, GFP_KERNEL);
+	u64 old;
+
+	KUNIT_ASSERT_NOT_NULL(test, region);
+	region[1] = 5;
+	KUNIT_EXPECT_EQ(test, rdmalock_rmw_execute(region, 64, RDMALOCK_VERB_CAS,
+						   8, 5, 9, &old), 0);
+	KUNIT_EXPECT_EQ(test, old, 5);
+	KUNIT_EXPECT_EQ(test, region[1], 9);
+	KUNIT_EXPECT_EQ(test, rdmalock_rmw_execute(region, 64, RDMALOCK_VERB_CAS,
+						   8, 5, 7, &old), 0);
+	KUNIT_EXPECT_EQ(test, old, 9);
+	KUNIT_EXPECT_EQ(test, region[1], 9);
+	region[2] = U64_MAX;
+	KUNIT_EXPECT_EQ(test, rdmalock_rmw_execute(region, 64, RDMALOCK_VERB_FAA,
+						   16, 2, 0, &old), 0);
+	KUNIT_EXPECT_EQ(test, old, U64_MAX);
+	KUNIT_EXPECT_EQ(test, region[2], 1);
+	/* Neighbours untouched. */
+	KUNIT_EXPECT_EQ(test, region[0], 0);
+	KUNIT_EXPECT_EQ(test, region[3], 0);
+}
+
+static void rmw_execute_refuses_bad_requests(struct kunit *test)
+{
+	u64 *region = kunit_kzalloc(test, 64, GFP_KERNEL);
+	u64 old;
+
+	KUNIT_ASSERT_NOT_NULL(test, region);
+	KUNIT_EXPECT_EQ(test, rdmalock_rmw_execute(region, 64, RDMALOCK_VERB_FAA,
+						   4, 1, 0, &old), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rdmalock_rmw_execute(region, 64, RDMALOCK_VERB_FAA,
+						   64, 1, 0, &old), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rdmalock_rmw_execute(region, 64, RDMALOCK_VERB_FAA,
+						   U64_MAX - 3, 1, 0, &old), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rdmalock_rmw_execute(region, 64, RDMALOCK_VERB_READ,
+						   0, 1, 0, &old), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rdmalock_rmw_execute(region, 64, 0xff, 0, 1, 0, &old),
+			-EINVAL);
+	KUNIT_EXPECT_NULL(test, memchr_inv(region, 0, 64));
 }
 
 /* Random bytes of every length: all rejected, nothing read out of bounds. */
@@ -250,6 +319,9 @@ static struct kunit_case rdmalock_fabric_cases[] = {
 	KUNIT_CASE(pdata_truncated_is_rejected),
 	KUNIT_CASE(pdata_each_bad_field_is_rejected),
 	KUNIT_CASE(pdata_random_is_rejected),
+	KUNIT_CASE(pdata_atomics_mode_must_match),
+	KUNIT_CASE(rmw_execute_acts_like_rdma_atomics),
+	KUNIT_CASE(rmw_execute_refuses_bad_requests),
 	KUNIT_CASE(msg_valid_is_accepted),
 	KUNIT_CASE(msg_truncated_or_oversized_is_rejected),
 	KUNIT_CASE(msg_each_bad_field_is_rejected),

@@ -21,6 +21,12 @@ static const char * const algo_names[] = {
 	[RDMALOCK_ALGO_DSLR] = "dslr",
 };
 
+static const char * const atomics_names[] = {
+	[RDMALOCK_ATOMICS_AUTO] = "auto",
+	[RDMALOCK_ATOMICS_NATIVE] = "native",
+	[RDMALOCK_ATOMICS_EMULATED] = "emulated",
+};
+
 static const char * const ftest_names[] = {
 	[RDMALOCK_FTEST_PATTERN] = "pattern",
 	[RDMALOCK_FTEST_FAA_STORM] = "faa-storm",
@@ -99,6 +105,7 @@ static int domain_create(int argc, char **argv)
 		{ "port", required_argument, NULL, 'p' },
 		{ "algo", required_argument, NULL, 'a' },
 		{ "locks-per-node", required_argument, NULL, 'k' },
+		{ "atomics", required_argument, NULL, 'x' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct rdmalock_domain_create req = {
@@ -137,6 +144,18 @@ static int domain_create(int argc, char **argv)
 			if (parse_u32(optarg, "locks per node",
 				      RDMALOCK_MAX_LOCKS_PER_NODE, &req.locks_per_node))
 				return EXIT_USAGE;
+			break;
+		case 'x':
+			/* "auto" is 0, which lookup() cannot tell from absent. */
+			if (!strcmp(optarg, "auto")) {
+				req.atomics = RDMALOCK_ATOMICS_AUTO;
+				break;
+			}
+			req.atomics = lookup(atomics_names, ARRAY_SIZE(atomics_names), optarg);
+			if (!req.atomics) {
+				fprintf(stderr, "rdmalockctl: unknown atomics mode '%s'\n", optarg);
+				return EXIT_USAGE;
+			}
 			break;
 		default:
 			return EXIT_USAGE;
@@ -224,9 +243,11 @@ static int domain_status(const char *name)
 	if (fd < 0 || do_ioctl(fd, RDMALOCK_IOC_DOMAIN_STATUS, &st, "domain status"))
 		return 1;
 	close(fd);
-	printf("domain %s: node %u of %u, algo %s, %u locks per node, port %u, %u bytes exposed\n",
+	printf("domain %s: node %u of %u, algo %s, %s atomics, ",
 	       st.name, st.node_id, st.num_nodes,
 	       name_of(algo_names, ARRAY_SIZE(algo_names), st.algo),
+	       name_of(atomics_names, ARRAY_SIZE(atomics_names), st.atomics));
+	printf("%u locks per node, port %u, %u bytes exposed\n",
 	       st.locks_per_node, st.port, st.region_len);
 	for (i = 0; i < st.num_nodes && i < RDMALOCK_MAX_NODES; i++)
 		print_peer(&st.peers[i], st.node_id);
@@ -256,6 +277,7 @@ int cmd_fabric_test(int argc, char **argv)
 		{ "threads", required_argument, NULL, 'T' },
 		{ "iterations", required_argument, NULL, 'm' },
 		{ "word", required_argument, NULL, 'w' },
+		{ "async", no_argument, NULL, 'A' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct rdmalock_fabric_test req = {
@@ -284,6 +306,9 @@ int cmd_fabric_test(int argc, char **argv)
 		case 'w':
 			if (parse_u32(optarg, "word", 7, &req.word))
 				return EXIT_USAGE;
+			break;
+		case 'A':
+			req.flags |= RDMALOCK_FTEST_F_ASYNC;
 			break;
 		default:
 			return EXIT_USAGE;

@@ -52,6 +52,10 @@ group fabric-stock "$testing/vm/vmtest.sh" --scenario fabric --kernel stock \
 	--outdir "$out/fabric-stock"
 group fabric-debug "$testing/vm/vmtest.sh" --scenario fabric --kernel debug \
 	--outdir "$out/fabric-debug"
+group emulated-stock "$testing/vm/vmtest.sh" --scenario fabric-emulated \
+	--kernel stock --outdir "$out/emulated-stock"
+group emulated-debug "$testing/vm/vmtest.sh" --scenario fabric-emulated \
+	--kernel debug --outdir "$out/emulated-debug"
 group kill-stock "$testing/vm/vmtest.sh" --scenario fabric-kill --kernel stock \
 	--outdir "$out/kill-stock"
 group kill-debug "$testing/vm/vmtest.sh" --scenario fabric-kill --kernel debug \

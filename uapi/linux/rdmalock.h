@@ -137,6 +137,11 @@ struct rdmalock_status {
 /* Largest &rdmalock_domain_list.max_names the kernel accepts. */
 #define RDMALOCK_MAX_DOMAINS		256
 
+/* How a domain does atomics (&rdmalock_domain_create.atomics). */
+#define RDMALOCK_ATOMICS_AUTO		0	/* native if they work here */
+#define RDMALOCK_ATOMICS_NATIVE		1	/* the NICs execute CAS and FAA */
+#define RDMALOCK_ATOMICS_EMULATED	2	/* the home node's CPU does */
+
 /* Lock algorithms a domain may be configured with. */
 #define RDMALOCK_ALGO_ALOCK		1
 #define RDMALOCK_ALGO_CAS		2
@@ -169,6 +174,8 @@ struct rdmalock_addr {
  * @locks_per_node: lock table slots on each node, 1 to
  *	%RDMALOCK_MAX_LOCKS_PER_NODE
  * @port: rdma_cm port every node listens on; 0 for %RDMALOCK_DEFAULT_PORT
+ * @atomics: RDMALOCK_ATOMICS_*; every node of a domain must end up doing
+ *	atomics the same way, or its peers refuse it
  * @pad: must be zero
  * @nodes: every node's address, in the same order on every node; no
  *	duplicates
@@ -187,7 +194,8 @@ struct rdmalock_domain_create {
 	__u32 algo;
 	__u32 locks_per_node;
 	__u16 port;
-	__u16 pad[3];
+	__u16 atomics;
+	__u16 pad[2];
 	struct rdmalock_addr nodes[RDMALOCK_MAX_NODES];
 	__u64 reserved[4];
 };
@@ -280,7 +288,7 @@ struct rdmalock_peer_status {
  * @locks_per_node: out: lock table slots per node
  * @region_len: out: bytes of this node's memory exposed to its peers
  * @port: out: rdma_cm port
- * @pad: zero
+ * @atomics: out: RDMALOCK_ATOMICS_NATIVE or RDMALOCK_ATOMICS_EMULATED
  * @peers: out: one entry per node, by node id
  * @reserved: must be zero
  */
@@ -294,10 +302,13 @@ struct rdmalock_domain_status {
 	__u32 locks_per_node;
 	__u32 region_len;
 	__u16 port;
-	__u16 pad;
+	__u16 atomics;
 	struct rdmalock_peer_status peers[RDMALOCK_MAX_NODES];
 	__u64 reserved[2];
 };
+
+/* Flags of &rdmalock_fabric_test: use the asynchronous verbs. */
+#define RDMALOCK_FTEST_F_ASYNC		_BITUL(0)
 
 /* Operations of &rdmalock_fabric_test.op. */
 #define RDMALOCK_FTEST_PATTERN		1
@@ -308,7 +319,7 @@ struct rdmalock_domain_status {
 /**
  * struct rdmalock_fabric_test - exercise the fabric of a domain
  * @size: in: sizeof(struct rdmalock_fabric_test)
- * @flags: must be zero
+ * @flags: in: RDMALOCK_FTEST_F_*
  * @name: in: NUL-terminated name of the domain
  * @op: in: RDMALOCK_FTEST_*
  * @target: in: node whose memory is used

@@ -1,0 +1,321 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rdmalock fabric: the atomics probe, and emulated atomics.
+ *
+ * A device may claim atomics and still refuse them from kernel QPs (mlx5
+ * does), so the fabric tries them for real. A domain's atomics are either
+ * native (the NICs execute every CAS and FAA) or emulated (the home
+ * node's CPU does), for every node and every word, decided when the
+ * domain is created and never changed while it lives: RDMA atomics are
+ * not atomic with CPU atomics, so a word must never see both.
+ *
+ * Native: in "auto" mode a node probes its own loopback before it accepts
+ * peers; if that fails it emulates instead. Every connection to a peer is
+ * probed before it is offered to users; one that fails the probe is taken
+ * down. Emulated: a CAS or FAA becomes an RMW_REQ message to the home node,
+ * whose message handler executes it with a CPU atomic on its region and
+ * answers with RMW_RESP; requests to this node go through the loopback
+ * too, so their completion comes as a callback like any other. Requests
+ * wait in a per-fabric table until their answer comes or their
+ * connection is torn down (-ENOTCONN: the outcome is then unknown, as it
+ * is for a native atomic whose completion was lost).
+ *
+ * The probe uses a word of its own per probing node (RDMALOCK_PROBE_OFFSET
+ * + 8 * node id), which nothing else modifies.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/atomic.h>
+#include <linux/completion.h>
+#include <linux/xarray.h>
+
+#include "fabric-pri.h"
+#include "rdmalock-pri.h"
+
+#define RDMALOCK_RMW_TIMEOUT_MS		5000
+
+struct rdmalock_rmw_req {
+	__be32 id;
+	u8 verb;		/* RDMALOCK_VERB_CAS or _FAA */
+	u8 pad[3];
+	__be64 offset;
+	__be64 compare_add;
+	__be64 swap;
+};
+
+struct rdmalock_rmw_resp {
+	__be32 id;
+	__be32 status;		/* 0 or a negative errno */
+	__be64 old;
+};
+
+/**
+ * rdmalock_rmw_execute() - execute an emulated atomic on this node's region
+ * @region: the region
+ * @region_len: its length
+ * @verb: RDMALOCK_VERB_CAS or RDMALOCK_VERB_FAA
+ * @offset: the word's offset, 8-byte aligned
+ * @compare_add: the compare value (CAS) or the addend (FAA)
+ * @swap: the value a CAS writes
+ * @old: set to the word's previous value
+ *
+ * Gives the results an RDMA CAS or FAA on the word would give.
+ *
+ * Context: any.
+ * Return: 0, or -EINVAL for a bad verb or range.
+ */
+VISIBLE_IF_KUNIT int rdmalock_rmw_execute(void *region, u64 region_len, u8 verb,
+					  u64 offset, u64 compare_add, u64 swap,
+					  u64 *old)
+{
+	atomic64_t *word;
+
+	if (rdmalock_fabric_check_range(region_len, offset, sizeof(u64), sizeof(u64)))
+		return -EINVAL;
+	word = region + offset;
+	switch (verb) {
+	case RDMALOCK_VERB_CAS:
+		*old = atomic64_cmpxchg(word, compare_add, swap);
+		return 0;
+	case RDMALOCK_VERB_FAA:
+		*old = atomic64_fetch_add(compare_add, word);
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_rmw_execute);
+
+static void rdmalock_rmw_complete(struct rdmalock_fabric_op *op, int status,
+				  u64 old)
+{
+	if (status) {
+		atomic64_inc(&op->cnt->failed);
+	} else {
+		*(u64 *)op->buf = old;
+		atomic64_inc(&op->cnt->completed);
+		atomic64_add(sizeof(u64), &op->cnt->bytes);
+	}
+	op->status = status;
+	op->done(op);
+}
+
+/**
+ * rdmalock_rmw_async() - start an emulated atomic
+ * @fabric: a fabric with emulated atomics
+ * @node: the home node of the word
+ * @offset: the word's offset there
+ * @verb: RDMALOCK_VERB_CAS or RDMALOCK_VERB_FAA
+ * @compare_add: the compare value or the addend
+ * @swap: the value a CAS writes
+ * @op: as for rdmalock_fabric_cas_async()
+ *
+ * Context: any.
+ * Return: 0 when started (@op->done will be called), else a negative
+ * errno (it will not).
+ */
+int rdmalock_rmw_async(struct rdmalock_fabric *fabric, u32 node, u64 offset,
+		       int verb, u64 compare_add, u64 swap,
+		       struct rdmalock_fabric_op *op)
+{
+	struct rdmalock_rmw_req req = {
+		.verb = verb,
+		.offset = cpu_to_be64(offset),
+		.compare_add = cpu_to_be64(compare_add),
+		.swap = cpu_to_be64(swap),
+	};
+	u32 id;
+	int ret;
+
+	if (node >= fabric->attr.num_nodes)
+		return -EINVAL;
+	op->cnt = &fabric->peers[node].verbs[verb];
+	op->rmw_node = node;
+	atomic64_inc(&op->cnt->posted);
+	ret = xa_alloc_irq(&fabric->rmw_pending, &id, op, xa_limit_32b, GFP_ATOMIC);
+	if (ret)
+		goto err;
+	req.id = cpu_to_be32(id);
+	/* Once sent, the answer may complete @op before this returns. */
+	ret = rdmalock_fabric_send(fabric, node, RDMALOCK_MSG_RMW_REQ, &req,
+				   sizeof(req));
+	if (ret) {
+		if (xa_erase_irq(&fabric->rmw_pending, id) == op)
+			goto err;
+		/* A teardown failed it meanwhile: @op->done has been called. */
+		return 0;
+	}
+	return 0;
+err:
+	atomic64_inc(&op->cnt->failed);
+	return ret;
+}
+
+/**
+ * rdmalock_rmw_sync() - an emulated atomic, waited for
+ * @fabric: a fabric with emulated atomics
+ * @node: the home node of the word
+ * @offset: the word's offset there
+ * @verb: RDMALOCK_VERB_CAS or RDMALOCK_VERB_FAA
+ * @compare_add: the compare value or the addend
+ * @swap: the value a CAS writes
+ * @sync: the operation to wait on
+ * @old: set to the word's previous value
+ *
+ * Bounded like the native verbs: when the answer does not come in time,
+ * the connection to @node is failed, which fails the request.
+ *
+ * Context: process context; sleeps.
+ * Return: as rdmalock_fabric_cas().
+ */
+int rdmalock_rmw_sync(struct rdmalock_fabric *fabric, u32 node, u64 offset,
+		      int verb, u64 compare_add, u64 swap,
+		      struct rdmalock_sync_op *sync, u64 *old)
+{
+	struct rdmalock_fabric_op *op = &sync->op;
+	struct rdmalock_conn *conn;
+	int ret;
+
+	init_completion(&sync->done);
+	op->done = rdmalock_sync_done;
+	op->buf = old;
+	ret = rdmalock_rmw_async(fabric, node, offset, verb, compare_add, swap, op);
+	if (ret)
+		return ret;
+	if (wait_for_completion_timeout(&sync->done,
+					msecs_to_jiffies(RDMALOCK_RMW_TIMEOUT_MS)))
+		return op->status;
+
+	conn = rdmalock_peer_get_conn(&fabric->peers[node]);
+	if (conn) {
+		rdmalock_conn_fail(conn, "emulated atomic timed out");
+		rdmalock_conn_put(conn);
+	}
+	/* The connection's teardown fails every request still waiting. */
+	wait_for_completion(&sync->done);
+	return -ETIMEDOUT;
+}
+
+/**
+ * rdmalock_rmw_fail_node() - fail the requests waiting for a node
+ * @fabric: the fabric
+ * @node: the node whose connection is gone
+ *
+ * Context: any.
+ */
+void rdmalock_rmw_fail_node(struct rdmalock_fabric *fabric, u32 node)
+{
+	struct rdmalock_fabric_op *op;
+	unsigned long id;
+
+	xa_for_each(&fabric->rmw_pending, id, op) {
+		/* Whoever erases an entry completes it: us or the answer. */
+		if (op->rmw_node == node &&
+		    xa_erase_irq(&fabric->rmw_pending, id) == op)
+			rdmalock_rmw_complete(op, -ENOTCONN, 0);
+	}
+}
+
+static void rdmalock_rmw_request(struct rdmalock_fabric *fabric, u32 node,
+				 const void *payload, u32 len, void *ctx)
+{
+	const struct rdmalock_rmw_req *req = payload;
+	struct rdmalock_rmw_resp resp = {};
+	u64 old = 0;
+	int ret;
+
+	if (len != sizeof(*req)) {
+		pr_err_ratelimited("%s: node %u: RMW request of %u bytes\n",
+				   fabric->attr.name, node, len);
+		return;
+	}
+	ret = rdmalock_rmw_execute(fabric->region, fabric->region_len, req->verb,
+				   be64_to_cpu(req->offset),
+				   be64_to_cpu(req->compare_add),
+				   be64_to_cpu(req->swap), &old);
+	resp.id = req->id;
+	resp.status = cpu_to_be32(ret);
+	resp.old = cpu_to_be64(old);
+	/* If this fails the connection is failing: the requester learns so. */
+	rdmalock_fabric_send(fabric, node, RDMALOCK_MSG_RMW_RESP, &resp, sizeof(resp));
+}
+
+static void rdmalock_rmw_response(struct rdmalock_fabric *fabric, u32 node,
+				  const void *payload, u32 len, void *ctx)
+{
+	const struct rdmalock_rmw_resp *resp = payload;
+	struct rdmalock_fabric_op *op;
+
+	if (len != sizeof(*resp)) {
+		pr_err_ratelimited("%s: node %u: RMW response of %u bytes\n",
+				   fabric->attr.name, node, len);
+		return;
+	}
+	op = xa_load(&fabric->rmw_pending, be32_to_cpu(resp->id));
+	if (!op || op->rmw_node != node) {
+		pr_err_ratelimited("%s: node %u: answer to an RMW it was not asked\n",
+				   fabric->attr.name, node);
+		return;
+	}
+	if (xa_erase_irq(&fabric->rmw_pending, be32_to_cpu(resp->id)) == op)
+		rdmalock_rmw_complete(op, (s32)be32_to_cpu(resp->status),
+				      be64_to_cpu(resp->old));
+}
+
+/**
+ * rdmalock_rmw_init() - prepare a fabric for emulated atomics
+ * @fabric: the fabric, before it connects
+ */
+void rdmalock_rmw_init(struct rdmalock_fabric *fabric)
+{
+	xa_init_flags(&fabric->rmw_pending, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_IRQ);
+	fabric->handlers[RDMALOCK_MSG_RMW_REQ].fn = rdmalock_rmw_request;
+	fabric->handlers[RDMALOCK_MSG_RMW_RESP].fn = rdmalock_rmw_response;
+}
+
+/**
+ * rdmalock_rmw_destroy() - free what emulated atomics used
+ * @fabric: a fabric with no connection left
+ */
+void rdmalock_rmw_destroy(struct rdmalock_fabric *fabric)
+{
+	WARN_ON(!xa_empty(&fabric->rmw_pending));
+	xa_destroy(&fabric->rmw_pending);
+}
+
+/**
+ * rdmalock_atomics_probe() - do native RDMA atomics work on a connection?
+ * @conn: the connection, up, held by the caller
+ * @node: the node it is with
+ *
+ * Posts fetch-and-adds and compare-and-swaps, one of which must fail, to
+ * this node's probe word at @node and checks every value they return.
+ *
+ * Context: process context; sleeps.
+ * Return: 0 when they work, -EIO when a value is wrong, or the verbs'
+ * error (a device that refuses atomics fails to post them).
+ */
+int rdmalock_atomics_probe(struct rdmalock_conn *conn, u32 node)
+{
+	u64 off = RDMALOCK_PROBE_OFFSET + 8 * (u64)conn->fabric->attr.node_id;
+	u64 o, old;
+	int ret;
+
+	ret = rdmalock_conn_atomic(conn, node, off, IB_WR_ATOMIC_FETCH_AND_ADD,
+				   1, 0, &o);
+	if (ret)
+		return ret;
+	ret = rdmalock_conn_atomic(conn, node, off, IB_WR_ATOMIC_CMP_AND_SWP,
+				   o + 1, o + 2, &old);
+	if (ret || old != o + 1)
+		return ret ?: -EIO;
+	ret = rdmalock_conn_atomic(conn, node, off, IB_WR_ATOMIC_CMP_AND_SWP,
+				   o, o + 5, &old);
+	if (ret || old != o + 2)
+		return ret ?: -EIO;
+	ret = rdmalock_conn_atomic(conn, node, off, IB_WR_ATOMIC_FETCH_AND_ADD,
+				   0, 0, &old);
+	if (ret || old != o + 2)
+		return ret ?: -EIO;
+	return 0;
+}

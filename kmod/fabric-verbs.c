@@ -1,0 +1,569 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rdmalock fabric: one-sided verbs (READ, WRITE, CAS, FAA) to any
+ * (node, offset), synchronous and asynchronous.
+ *
+ * Every work request goes through rdmalock_conn_post_op(): it maps the
+ * operation's buffer, posts under the connection's post_lock if the
+ * connection is up, and arranges for rdmalock_op_done() to unmap, count
+ * and call the operation's @done once the request completes or is
+ * flushed. That is the asynchronous interface.
+ *
+ * The synchronous verbs wait on the same path, bounded: if the completion
+ * does not come in RDMALOCK_VERB_TIMEOUT_MS, the waiter fails the
+ * connection, which moves its QP to the error state and so flushes every
+ * outstanding request; the waiter's own completion is then certain to
+ * come, and it waits for it before its buffers go. An asynchronous verb is
+ * bounded the same way by whatever fails a dead connection: the RC retry
+ * limit, or the heartbeat timeout.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/completion.h>
+#include <linux/dma-mapping.h>
+#include <linux/slab.h>
+
+#include "fabric-pri.h"
+#include "rdmalock-pri.h"
+
+#define RDMALOCK_VERB_TIMEOUT_MS	5000
+
+static const char * const rdmalock_verb_names[RDMALOCK_VERB_MAX] = {
+	[RDMALOCK_VERB_READ] = "READ",
+	[RDMALOCK_VERB_WRITE] = "WRITE",
+	[RDMALOCK_VERB_CAS] = "CAS",
+	[RDMALOCK_VERB_FAA] = "FAA",
+	[RDMALOCK_VERB_SEND] = "SEND",
+	[RDMALOCK_VERB_RECV] = "RECV",
+};
+
+/**
+ * rdmalock_fabric_check_range() - may [@offset, @offset + @len) be accessed?
+ * @region_len: length of the remote region
+ * @offset: first byte
+ * @len: bytes, at least 1
+ * @align: required alignment of @offset (1, or 8 for atomics)
+ *
+ * Return: 0 or -EINVAL.
+ */
+int rdmalock_fabric_check_range(u64 region_len, u64 offset, u64 len, u64 align)
+{
+	if (!len || len > region_len || offset > region_len - len)
+		return -EINVAL;
+	if (!IS_ALIGNED(offset, align))
+		return -EINVAL;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_fabric_check_range);
+
+/**
+ * rdmalock_conn_post_send() - post on a connection if it is still up
+ * @conn: the connection
+ * @wr: the work request chain
+ *
+ * Context: any.
+ * Return: 0, -ENOTCONN, or ib_post_send()'s error.
+ */
+int rdmalock_conn_post_send(struct rdmalock_conn *conn, const struct ib_send_wr *wr)
+{
+	unsigned long flags;
+	int ret;
+
+	spin_lock_irqsave(&conn->post_lock, flags);
+	if (READ_ONCE(conn->state) != RDMALOCK_CONN_UP)
+		ret = -ENOTCONN;
+	else
+		ret = ib_post_send(conn->cm_id->qp, wr, NULL);
+	spin_unlock_irqrestore(&conn->post_lock, flags);
+	return ret;
+}
+
+static void rdmalock_op_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rdmalock_fabric_op *op = container_of(wc->wr_cqe,
+						     struct rdmalock_fabric_op, cqe);
+	struct rdmalock_conn *conn = op->conn;
+
+	if (op->len)
+		ib_dma_unmap_single(conn->fabric->device, op->dma, op->len, op->dir);
+	if (wc->status == IB_WC_SUCCESS) {
+		op->status = 0;
+	} else if (wc->status == IB_WC_WR_FLUSH_ERR) {
+		op->status = -ENOTCONN;
+	} else {
+		/* An RC QP that completes in error is in the error state. */
+		pr_err_ratelimited("%s: %s\n", conn->fabric->attr.name,
+				   ib_wc_status_msg(wc->status));
+		rdmalock_conn_fail(conn, ib_wc_status_msg(wc->status));
+		op->status = -EIO;
+	}
+	if (op->cnt) {
+		if (op->status) {
+			atomic64_inc(&op->cnt->failed);
+		} else {
+			atomic64_inc(&op->cnt->completed);
+			atomic64_add(op->len, &op->cnt->bytes);
+		}
+	}
+	op->conn = NULL;
+	rdmalock_conn_put(conn);
+	op->done(op);
+}
+
+/**
+ * rdmalock_conn_post_op() - post a work request for an operation
+ * @conn: the connection, held by the caller
+ * @op: the operation; @op->done, @op->buf and @op->len are set
+ * @wr: the work request, with opcode and remote fields set
+ *
+ * Maps @op->buf and posts @wr signalled. On success the operation holds a
+ * reference to @conn until rdmalock_op_done() has called @op->done.
+ *
+ * Context: any.
+ * Return: 0 when posted (@op->done will be called), else a negative errno
+ * (it will not).
+ */
+int rdmalock_conn_post_op(struct rdmalock_conn *conn,
+			  struct rdmalock_fabric_op *op, struct ib_send_wr *wr)
+{
+	struct ib_device *dev = conn->fabric->device;
+	struct ib_sge sge;
+	int ret;
+
+	if (op->len) {
+		op->dma = ib_dma_map_single(dev, op->buf, op->len, op->dir);
+		ret = ib_dma_mapping_error(dev, op->dma);
+		if (ret)
+			return ret;
+		sge.addr = op->dma;
+		sge.length = op->len;
+		sge.lkey = conn->fabric->pd->local_dma_lkey;
+		wr->sg_list = &sge;
+		wr->num_sge = 1;
+	}
+	op->cqe.done = rdmalock_op_done;
+	wr->wr_cqe = &op->cqe;
+	wr->send_flags |= IB_SEND_SIGNALED;
+	op->conn = conn;
+	kref_get(&conn->ref);
+	if (op->cnt)
+		atomic64_inc(&op->cnt->posted);
+
+	ret = rdmalock_conn_post_send(conn, wr);
+	if (ret) {
+		op->conn = NULL;
+		rdmalock_conn_put(conn);
+		if (op->len)
+			ib_dma_unmap_single(dev, op->dma, op->len, op->dir);
+		if (op->cnt)
+			atomic64_inc(&op->cnt->failed);
+		return ret == -ENOMEM ? -ENOBUFS : ret;
+	}
+	return 0;
+}
+
+void rdmalock_sync_done(struct rdmalock_fabric_op *op)
+{
+	complete(&container_of(op, struct rdmalock_sync_op, op)->done);
+}
+
+/**
+ * rdmalock_conn_post_wait() - post a work request and wait, bounded
+ * @conn: the connection, held by the caller
+ * @sync: the operation, its buffer and length set
+ * @wr: the work request
+ *
+ * Context: process context; sleeps.
+ * Return: the operation's status, -ETIMEDOUT, or a posting error.
+ */
+int rdmalock_conn_post_wait(struct rdmalock_conn *conn,
+			    struct rdmalock_sync_op *sync, struct ib_send_wr *wr)
+{
+	unsigned long timeout = msecs_to_jiffies(RDMALOCK_VERB_TIMEOUT_MS);
+	struct rdmalock_fabric_op *op = &sync->op;
+	int ret;
+
+	init_completion(&sync->done);
+	op->done = rdmalock_sync_done;
+	if (down_timeout(&conn->sq_slots, timeout))
+		return -ETIMEDOUT;
+	ret = rdmalock_conn_post_op(conn, op, wr);
+	if (!ret) {
+		if (!wait_for_completion_timeout(&sync->done, timeout)) {
+			rdmalock_conn_fail(conn, "verb timed out");
+			wait_for_completion(&sync->done);
+			ret = -ETIMEDOUT;
+		} else {
+			ret = op->status;
+		}
+	}
+	up(&conn->sq_slots);
+	return ret;
+}
+
+/* Builds the work request of a verb; shared by both interfaces. */
+struct rdmalock_verb_wr {
+	union {
+		struct ib_send_wr wr;
+		struct ib_rdma_wr rdma;
+		struct ib_atomic_wr atomic;
+	};
+	int verb;
+	u64 *remote_addr;
+	u32 *rkey;
+	u64 align;
+};
+
+static void rdmalock_rdma_wr(struct rdmalock_verb_wr *v, enum ib_wr_opcode opcode,
+			     struct rdmalock_fabric_op *op)
+{
+	memset(&v->rdma, 0, sizeof(v->rdma));
+	v->rdma.wr.opcode = opcode;
+	v->verb = opcode == IB_WR_RDMA_READ ? RDMALOCK_VERB_READ : RDMALOCK_VERB_WRITE;
+	v->remote_addr = &v->rdma.remote_addr;
+	v->rkey = &v->rdma.rkey;
+	v->align = 1;
+	op->dir = opcode == IB_WR_RDMA_READ ? DMA_FROM_DEVICE : DMA_TO_DEVICE;
+}
+
+static void rdmalock_atomic_wr(struct rdmalock_verb_wr *v, enum ib_wr_opcode opcode,
+			       u64 compare_add, u64 swap,
+			       struct rdmalock_fabric_op *op)
+{
+	memset(&v->atomic, 0, sizeof(v->atomic));
+	v->atomic.wr.opcode = opcode;
+	v->atomic.compare_add = compare_add;
+	v->atomic.swap = swap;
+	v->verb = opcode == IB_WR_ATOMIC_CMP_AND_SWP ? RDMALOCK_VERB_CAS :
+						       RDMALOCK_VERB_FAA;
+	v->remote_addr = &v->atomic.remote_addr;
+	v->rkey = &v->atomic.rkey;
+	v->align = sizeof(u64);
+	op->len = sizeof(u64);
+	op->dir = DMA_FROM_DEVICE;
+}
+
+/*
+ * Aims @v at @offset of @conn's region after checking the range, and
+ * counts the verb against the node the connection is with.
+ */
+static int rdmalock_conn_target(struct rdmalock_conn *conn, u32 node,
+				struct rdmalock_verb_wr *v, u64 offset,
+				struct rdmalock_fabric_op *op)
+{
+	struct rdmalock_fabric *fabric = conn->fabric;
+	int ret;
+
+	op->cnt = &fabric->peers[node].verbs[v->verb];
+	ret = rdmalock_fabric_check_range(conn->remote_len, offset, op->len, v->align);
+	if (ret) {
+		pr_err_ratelimited("%s: %s of %u bytes at node %u offset %llu is out of bounds or misaligned\n",
+				   fabric->attr.name, rdmalock_verb_names[v->verb],
+				   op->len, node, offset);
+		atomic64_inc(&op->cnt->failed);
+		return ret;
+	}
+	*v->remote_addr = conn->remote_addr + offset;
+	*v->rkey = conn->remote_rkey;
+	return 0;
+}
+
+/* The node's connection for a verb, or NULL after counting the failure. */
+static struct rdmalock_conn *rdmalock_verb_conn(struct rdmalock_fabric *fabric,
+						u32 node, int verb)
+{
+	struct rdmalock_conn *conn = rdmalock_peer_get_conn(&fabric->peers[node]);
+
+	if (!conn)
+		atomic64_inc(&fabric->peers[node].verbs[verb].failed);
+	return conn;
+}
+
+static int rdmalock_verb_async(struct rdmalock_fabric *fabric, u32 node,
+			       u64 offset, struct rdmalock_verb_wr *v,
+			       struct rdmalock_fabric_op *op)
+{
+	struct rdmalock_conn *conn;
+	int ret;
+
+	if (node >= fabric->attr.num_nodes)
+		return -EINVAL;
+	conn = rdmalock_verb_conn(fabric, node, v->verb);
+	if (!conn)
+		return -ENOTCONN;
+	ret = rdmalock_conn_target(conn, node, v, offset, op);
+	if (!ret)
+		ret = rdmalock_conn_post_op(conn, op, &v->wr);
+	rdmalock_conn_put(conn);
+	return ret;
+}
+
+/*
+ * The synchronous form on a given connection: through a kmalloc'ed bounce
+ * buffer, since the caller's may be on its stack, which is not DMA-able.
+ */
+static int rdmalock_conn_verb_sync(struct rdmalock_conn *conn, u32 node,
+				   u64 offset, struct rdmalock_verb_wr *v,
+				   struct rdmalock_sync_op *sync, void *buf)
+{
+	struct rdmalock_fabric_op *op = &sync->op;
+	int ret;
+
+	ret = rdmalock_conn_target(conn, node, v, offset, op);
+	if (ret)
+		return ret;
+	op->buf = kmalloc(op->len ?: 1, GFP_KERNEL);
+	if (!op->buf)
+		return -ENOMEM;
+	if (op->dir == DMA_TO_DEVICE)
+		memcpy(op->buf, buf, op->len);
+	ret = rdmalock_conn_post_wait(conn, sync, &v->wr);
+	if (!ret && op->dir == DMA_FROM_DEVICE)
+		memcpy(buf, op->buf, op->len);
+	kfree(op->buf);
+	return ret;
+}
+
+static int rdmalock_verb_sync(struct rdmalock_fabric *fabric, u32 node,
+			      u64 offset, struct rdmalock_verb_wr *v,
+			      struct rdmalock_sync_op *sync, void *buf)
+{
+	struct rdmalock_conn *conn;
+	int ret;
+
+	if (node >= fabric->attr.num_nodes)
+		return -EINVAL;
+	conn = rdmalock_verb_conn(fabric, node, v->verb);
+	if (!conn)
+		return -ENOTCONN;
+	ret = rdmalock_conn_verb_sync(conn, node, offset, v, sync, buf);
+	rdmalock_conn_put(conn);
+	return ret;
+}
+
+/**
+ * rdmalock_conn_atomic() - a native RDMA atomic on a given connection
+ * @conn: the connection, held by the caller; need not be offered to users
+ * @node: the node it is with, for the counters
+ * @offset: the word's offset in that node's region
+ * @opcode: IB_WR_ATOMIC_CMP_AND_SWP or IB_WR_ATOMIC_FETCH_AND_ADD
+ * @compare_add: the compare value, or the addend
+ * @swap: the swap value
+ * @old: set to the word's previous value
+ *
+ * For the atomics probe, which must test a connection before it is used.
+ *
+ * Context: process context; sleeps.
+ * Return: as rdmalock_fabric_cas().
+ */
+int rdmalock_conn_atomic(struct rdmalock_conn *conn, u32 node, u64 offset,
+			 enum ib_wr_opcode opcode, u64 compare_add, u64 swap,
+			 u64 *old)
+{
+	struct rdmalock_sync_op sync = {};
+	struct rdmalock_verb_wr v;
+
+	rdmalock_atomic_wr(&v, opcode, compare_add, swap, &sync.op);
+	return rdmalock_conn_verb_sync(conn, node, offset, &v, &sync, old);
+}
+
+/**
+ * rdmalock_fabric_read() - RDMA READ from a node's region
+ * @fabric: the domain's fabric
+ * @node: node to read from (this node's own id reads through loopback)
+ * @offset: byte offset in the node's region
+ * @buf: destination, @len bytes; need not be DMA-able
+ * @len: bytes to read, at least 1
+ *
+ * Context: process context; sleeps until the read completes.
+ * Return: 0; -EINVAL for a range outside the region; -ENOTCONN when
+ * @node is not connected or the connection failed meanwhile; -ETIMEDOUT;
+ * -EIO when the read completed in error.
+ */
+int rdmalock_fabric_read(struct rdmalock_fabric *fabric, u32 node, u64 offset,
+			 void *buf, u32 len)
+{
+	struct rdmalock_sync_op sync = { .op.len = len };
+	struct rdmalock_verb_wr v;
+
+	rdmalock_rdma_wr(&v, IB_WR_RDMA_READ, &sync.op);
+	return rdmalock_verb_sync(fabric, node, offset, &v, &sync, buf);
+}
+
+/**
+ * rdmalock_fabric_write() - RDMA WRITE to a node's region
+ * @fabric: the domain's fabric
+ * @node: node to write to
+ * @offset: byte offset in the node's region
+ * @buf: source, @len bytes; need not be DMA-able
+ * @len: bytes to write, at least 1
+ *
+ * Context: process context; sleeps until the write completes, which on
+ * RC means the target's NIC has the data.
+ * Return: as rdmalock_fabric_read().
+ */
+int rdmalock_fabric_write(struct rdmalock_fabric *fabric, u32 node, u64 offset,
+			  const void *buf, u32 len)
+{
+	struct rdmalock_sync_op sync = { .op.len = len };
+	struct rdmalock_verb_wr v;
+
+	rdmalock_rdma_wr(&v, IB_WR_RDMA_WRITE, &sync.op);
+	return rdmalock_verb_sync(fabric, node, offset, &v, &sync, (void *)buf);
+}
+
+static int rdmalock_fabric_atomic(struct rdmalock_fabric *fabric, u32 node,
+				  u64 offset, enum ib_wr_opcode opcode,
+				  u64 compare_add, u64 swap, u64 *old)
+{
+	struct rdmalock_sync_op sync = {};
+	struct rdmalock_verb_wr v;
+	u64 result;
+	int ret;
+
+	rdmalock_atomic_wr(&v, opcode, compare_add, swap, &sync.op);
+	if (fabric->emulated)
+		ret = rdmalock_rmw_sync(fabric, node, offset, v.verb, compare_add,
+					swap, &sync, &result);
+	else
+		ret = rdmalock_verb_sync(fabric, node, offset, &v, &sync, &result);
+	if (!ret && old)
+		*old = result;
+	return ret;
+}
+
+/**
+ * rdmalock_fabric_cas() - RDMA compare-and-swap on a word of a node
+ * @fabric: the domain's fabric
+ * @node: node whose word it is
+ * @offset: byte offset of the 8-byte word, 8-byte aligned
+ * @expected: value the word must hold for the swap to happen
+ * @desired: value written if it does
+ * @old: set to the word's value before the operation (equal to
+ *	@expected if and only if the swap happened); may be NULL
+ *
+ * The operation is atomic only against other RMWs through the fabric on
+ * the same word: never mix it with CPU atomics on that word. In a domain
+ * with emulated atomics it is executed by the home node's CPU.
+ *
+ * Context: process context; sleeps until the CAS completes.
+ * Return: as rdmalock_fabric_read(); a CAS that did not swap is success.
+ */
+int rdmalock_fabric_cas(struct rdmalock_fabric *fabric, u32 node, u64 offset,
+			u64 expected, u64 desired, u64 *old)
+{
+	return rdmalock_fabric_atomic(fabric, node, offset,
+				      IB_WR_ATOMIC_CMP_AND_SWP, expected,
+				      desired, old);
+}
+
+/**
+ * rdmalock_fabric_faa() - RDMA fetch-and-add on a word of a node
+ * @fabric: the domain's fabric
+ * @node: node whose word it is
+ * @offset: byte offset of the 8-byte word, 8-byte aligned
+ * @add: value added, modulo 2^64
+ * @old: set to the word's value before the addition; may be NULL
+ *
+ * Atomic only against other RMWs through the fabric on the same word.
+ *
+ * Context: process context; sleeps until the FAA completes.
+ * Return: as rdmalock_fabric_read().
+ */
+int rdmalock_fabric_faa(struct rdmalock_fabric *fabric, u32 node, u64 offset,
+			u64 add, u64 *old)
+{
+	return rdmalock_fabric_atomic(fabric, node, offset,
+				      IB_WR_ATOMIC_FETCH_AND_ADD, add, 0, old);
+}
+
+/**
+ * rdmalock_fabric_read_async() - start an RDMA READ
+ * @fabric: the domain's fabric
+ * @node: node to read from
+ * @offset: byte offset in the node's region
+ * @op: @op->buf (DMA-able, e.g. kmalloc'ed) receives @op->len bytes;
+ *	@op->done is called when the read has completed or failed, with
+ *	@op->status set, in softirq context, and must not sleep
+ *
+ * Context: any.
+ * Return: 0 when started (@op->done will be called), else -EINVAL,
+ * -ENOTCONN or -ENOBUFS (it will not).
+ */
+int rdmalock_fabric_read_async(struct rdmalock_fabric *fabric, u32 node,
+			       u64 offset, struct rdmalock_fabric_op *op)
+{
+	struct rdmalock_verb_wr v;
+
+	rdmalock_rdma_wr(&v, IB_WR_RDMA_READ, op);
+	return rdmalock_verb_async(fabric, node, offset, &v, op);
+}
+
+/**
+ * rdmalock_fabric_write_async() - start an RDMA WRITE
+ * @fabric: the domain's fabric
+ * @node: node to write to
+ * @offset: byte offset in the node's region
+ * @op: @op->buf (DMA-able) holds @op->len bytes; @op->done as for
+ *	rdmalock_fabric_read_async()
+ *
+ * Context: any.
+ * Return: as rdmalock_fabric_read_async().
+ */
+int rdmalock_fabric_write_async(struct rdmalock_fabric *fabric, u32 node,
+				u64 offset, struct rdmalock_fabric_op *op)
+{
+	struct rdmalock_verb_wr v;
+
+	rdmalock_rdma_wr(&v, IB_WR_RDMA_WRITE, op);
+	return rdmalock_verb_async(fabric, node, offset, &v, op);
+}
+
+/**
+ * rdmalock_fabric_cas_async() - start an RDMA compare-and-swap
+ * @fabric: the domain's fabric
+ * @node: node whose word it is
+ * @offset: byte offset of the word, 8-byte aligned
+ * @expected: value the word must hold for the swap to happen
+ * @desired: value written if it does
+ * @op: @op->buf (DMA-able, 8 bytes) receives the old value; @op->done as
+ *	for rdmalock_fabric_read_async()
+ *
+ * Context: any.
+ * Return: as rdmalock_fabric_read_async().
+ */
+int rdmalock_fabric_cas_async(struct rdmalock_fabric *fabric, u32 node,
+			      u64 offset, u64 expected, u64 desired,
+			      struct rdmalock_fabric_op *op)
+{
+	struct rdmalock_verb_wr v;
+
+	rdmalock_atomic_wr(&v, IB_WR_ATOMIC_CMP_AND_SWP, expected, desired, op);
+	if (fabric->emulated)
+		return rdmalock_rmw_async(fabric, node, offset, v.verb, expected,
+					  desired, op);
+	return rdmalock_verb_async(fabric, node, offset, &v, op);
+}
+
+/**
+ * rdmalock_fabric_faa_async() - start an RDMA fetch-and-add
+ * @fabric: the domain's fabric
+ * @node: node whose word it is
+ * @offset: byte offset of the word, 8-byte aligned
+ * @add: value added
+ * @op: @op->buf (DMA-able, 8 bytes) receives the old value; @op->done as
+ *	for rdmalock_fabric_read_async()
+ *
+ * Context: any.
+ * Return: as rdmalock_fabric_read_async().
+ */
+int rdmalock_fabric_faa_async(struct rdmalock_fabric *fabric, u32 node,
+			      u64 offset, u64 add, struct rdmalock_fabric_op *op)
+{
+	struct rdmalock_verb_wr v;
+
+	rdmalock_atomic_wr(&v, IB_WR_ATOMIC_FETCH_AND_ADD, add, 0, op);
+	if (fabric->emulated)
+		return rdmalock_rmw_async(fabric, node, offset, v.verb, add, 0, op);
+	return rdmalock_verb_async(fabric, node, offset, &v, op);
+}

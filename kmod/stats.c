@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rdmalock statistics in debugfs: /sys/kernel/debug/rdmalock/<domain>/peers
+ * shows, per node of the domain, its connection and the counters of every
+ * verb and message to it, as `rdmalockctl domain status` does.
+ *
+ * debugfs waits for readers of a file it removes, and a domain's files
+ * are removed before the domain is freed, so a reader never sees a freed
+ * domain.
+ */
+#include <linux/debugfs.h>
+#include <linux/seq_file.h>
+
+#include "cluster.h"
+#include "rdmalock-pri.h"
+
+static struct dentry *rdmalock_debugfs_root;
+
+static const char * const rdmalock_peer_states[] = {
+	[RDMALOCK_PEER_DOWN] = "down",
+	[RDMALOCK_PEER_CONNECTING] = "connecting",
+	[RDMALOCK_PEER_UP] = "up",
+};
+
+static const char * const rdmalock_stat_names[RDMALOCK_VERB_MAX] = {
+	[RDMALOCK_VERB_READ] = "read",
+	[RDMALOCK_VERB_WRITE] = "write",
+	[RDMALOCK_VERB_CAS] = "cas",
+	[RDMALOCK_VERB_FAA] = "faa",
+	[RDMALOCK_VERB_SEND] = "send",
+	[RDMALOCK_VERB_RECV] = "recv",
+};
+
+static int rdmalock_peers_show(struct seq_file *m, void *unused)
+{
+	struct rdmalock_domain *dom = m->private;
+	struct rdmalock_peer_status st;
+	u32 i, v;
+
+	for (i = 0; i < dom->attr.num_nodes; i++) {
+		rdmalock_fabric_peer_status(dom->fabric, i, &st);
+		seq_printf(m, "node %u%s: %s qp %u connects %u\n", i,
+			   i == dom->attr.node_id ? " (self)" : "",
+			   rdmalock_peer_states[st.state], st.qp_num, st.connects);
+		for (v = 0; v < RDMALOCK_VERB_MAX; v++)
+			seq_printf(m, "  %-5s posted %llu completed %llu failed %llu bytes %llu\n",
+				   rdmalock_stat_names[v], st.verbs[v].posted,
+				   st.verbs[v].completed, st.verbs[v].failed,
+				   st.verbs[v].bytes);
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(rdmalock_peers);
+
+/**
+ * rdmalock_stats_domain_add() - create a domain's debugfs files
+ * @dom: the domain, with its fabric
+ *
+ * debugfs failures are not errors: the domain works without its files.
+ */
+void rdmalock_stats_domain_add(struct rdmalock_domain *dom)
+{
+	dom->debugfs = debugfs_create_dir(dom->attr.name, rdmalock_debugfs_root);
+	debugfs_create_file("peers", 0400, dom->debugfs, dom, &rdmalock_peers_fops);
+}
+
+/**
+ * rdmalock_stats_domain_remove() - remove a domain's debugfs files
+ * @dom: the domain
+ *
+ * Context: process context; waits for readers of the files.
+ */
+void rdmalock_stats_domain_remove(struct rdmalock_domain *dom)
+{
+	debugfs_remove_recursive(dom->debugfs);
+}
+
+void rdmalock_stats_init(void)
+{
+	rdmalock_debugfs_root = debugfs_create_dir(KBUILD_MODNAME, NULL);
+}
+
+void rdmalock_stats_exit(void)
+{
+	debugfs_remove_recursive(rdmalock_debugfs_root);
+}
