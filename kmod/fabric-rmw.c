@@ -86,6 +86,35 @@ VISIBLE_IF_KUNIT int rdmalock_rmw_execute(void *region, u64 region_len, u8 verb,
 }
 EXPORT_SYMBOL_IF_KUNIT(rdmalock_rmw_execute);
 
+/*
+ * The table is used from any context, interrupts disabled included, so
+ * always with the irqsave lock: xa_*_irq() would enable them again.
+ */
+static int rdmalock_rmw_add(struct rdmalock_fabric *fabric,
+			    struct rdmalock_fabric_op *op, u32 *id)
+{
+	unsigned long flags;
+	int ret;
+
+	xa_lock_irqsave(&fabric->rmw_pending, flags);
+	ret = __xa_alloc(&fabric->rmw_pending, id, op, xa_limit_32b, GFP_ATOMIC);
+	xa_unlock_irqrestore(&fabric->rmw_pending, flags);
+	return ret;
+}
+
+/* Whoever takes an entry out completes it: the answer, or a teardown. */
+static struct rdmalock_fabric_op *rdmalock_rmw_take(struct rdmalock_fabric *fabric,
+						    u32 id)
+{
+	struct rdmalock_fabric_op *op;
+	unsigned long flags;
+
+	xa_lock_irqsave(&fabric->rmw_pending, flags);
+	op = __xa_erase(&fabric->rmw_pending, id);
+	xa_unlock_irqrestore(&fabric->rmw_pending, flags);
+	return op;
+}
+
 static void rdmalock_rmw_complete(struct rdmalock_fabric_op *op, int status,
 				  u64 old)
 {
@@ -132,7 +161,7 @@ int rdmalock_rmw_async(struct rdmalock_fabric *fabric, u32 node, u64 offset,
 	op->cnt = &fabric->peers[node].verbs[verb];
 	op->rmw_node = node;
 	atomic64_inc(&op->cnt->posted);
-	ret = xa_alloc_irq(&fabric->rmw_pending, &id, op, xa_limit_32b, GFP_ATOMIC);
+	ret = rdmalock_rmw_add(fabric, op, &id);
 	if (ret)
 		goto err;
 	req.id = cpu_to_be32(id);
@@ -140,7 +169,7 @@ int rdmalock_rmw_async(struct rdmalock_fabric *fabric, u32 node, u64 offset,
 	ret = rdmalock_fabric_send(fabric, node, RDMALOCK_MSG_RMW_REQ, &req,
 				   sizeof(req));
 	if (ret) {
-		if (xa_erase_irq(&fabric->rmw_pending, id) == op)
+		if (rdmalock_rmw_take(fabric, id) == op)
 			goto err;
 		/* A teardown failed it meanwhile: @op->done has been called. */
 		return 0;
@@ -209,9 +238,7 @@ void rdmalock_rmw_fail_node(struct rdmalock_fabric *fabric, u32 node)
 	unsigned long id;
 
 	xa_for_each(&fabric->rmw_pending, id, op) {
-		/* Whoever erases an entry completes it: us or the answer. */
-		if (op->rmw_node == node &&
-		    xa_erase_irq(&fabric->rmw_pending, id) == op)
+		if (op->rmw_node == node && rdmalock_rmw_take(fabric, id) == op)
 			rdmalock_rmw_complete(op, -ENOTCONN, 0);
 	}
 }
@@ -257,7 +284,7 @@ static void rdmalock_rmw_response(struct rdmalock_fabric *fabric, u32 node,
 				   fabric->attr.name, node);
 		return;
 	}
-	if (xa_erase_irq(&fabric->rmw_pending, be32_to_cpu(resp->id)) == op)
+	if (rdmalock_rmw_take(fabric, be32_to_cpu(resp->id)) == op)
 		rdmalock_rmw_complete(op, (s32)be32_to_cpu(resp->status),
 				      be64_to_cpu(resp->old));
 }

@@ -29,13 +29,24 @@
 #define RDMALOCK_VERB_TIMEOUT_MS	5000
 
 static const char * const rdmalock_verb_names[RDMALOCK_VERB_MAX] = {
-	[RDMALOCK_VERB_READ] = "READ",
-	[RDMALOCK_VERB_WRITE] = "WRITE",
-	[RDMALOCK_VERB_CAS] = "CAS",
-	[RDMALOCK_VERB_FAA] = "FAA",
-	[RDMALOCK_VERB_SEND] = "SEND",
-	[RDMALOCK_VERB_RECV] = "RECV",
+	[RDMALOCK_VERB_READ] = "read",
+	[RDMALOCK_VERB_WRITE] = "write",
+	[RDMALOCK_VERB_CAS] = "cas",
+	[RDMALOCK_VERB_FAA] = "faa",
+	[RDMALOCK_VERB_SEND] = "send",
+	[RDMALOCK_VERB_RECV] = "recv",
 };
+
+/**
+ * rdmalock_verb_name() - the name of a counted verb, for logs and stats
+ * @verb: RDMALOCK_VERB_*
+ *
+ * Return: its name, or "?" for a value out of range.
+ */
+const char *rdmalock_verb_name(unsigned int verb)
+{
+	return verb < RDMALOCK_VERB_MAX ? rdmalock_verb_names[verb] : "?";
+}
 
 /**
  * rdmalock_fabric_check_range() - may [@offset, @offset + @len) be accessed?
@@ -258,7 +269,7 @@ static int rdmalock_conn_target(struct rdmalock_conn *conn, u32 node,
 	ret = rdmalock_fabric_check_range(conn->remote_len, offset, op->len, v->align);
 	if (ret) {
 		pr_err_ratelimited("%s: %s of %u bytes at node %u offset %llu is out of bounds or misaligned\n",
-				   fabric->attr.name, rdmalock_verb_names[v->verb],
+				   fabric->attr.name, rdmalock_verb_name(v->verb),
 				   op->len, node, offset);
 		atomic64_inc(&op->cnt->failed);
 		return ret;

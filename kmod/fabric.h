@@ -170,6 +170,7 @@ int rdmalock_fabric_write(struct rdmalock_fabric *fabric, u32 node, u64 offset,
 int rdmalock_fabric_cas(struct rdmalock_fabric *fabric, u32 node, u64 offset,
 			u64 expected, u64 desired, u64 *old);
 int rdmalock_fabric_check_range(u64 region_len, u64 offset, u64 len, u64 align);
+const char *rdmalock_verb_name(unsigned int verb);
 
 #if IS_ENABLED(CONFIG_KUNIT)
 int rdmalock_cm_pdata_check(const struct rdmalock_fabric_attr *attr,

@@ -22,15 +22,6 @@ static const char * const rdmalock_peer_states[] = {
 	[RDMALOCK_PEER_UP] = "up",
 };
 
-static const char * const rdmalock_stat_names[RDMALOCK_VERB_MAX] = {
-	[RDMALOCK_VERB_READ] = "read",
-	[RDMALOCK_VERB_WRITE] = "write",
-	[RDMALOCK_VERB_CAS] = "cas",
-	[RDMALOCK_VERB_FAA] = "faa",
-	[RDMALOCK_VERB_SEND] = "send",
-	[RDMALOCK_VERB_RECV] = "recv",
-};
-
 static int rdmalock_peers_show(struct seq_file *m, void *unused)
 {
 	struct rdmalock_domain *dom = m->private;
@@ -44,7 +35,7 @@ static int rdmalock_peers_show(struct seq_file *m, void *unused)
 			   rdmalock_peer_states[st.state], st.qp_num, st.connects);
 		for (v = 0; v < RDMALOCK_VERB_MAX; v++)
 			seq_printf(m, "  %-5s posted %llu completed %llu failed %llu bytes %llu\n",
-				   rdmalock_stat_names[v], st.verbs[v].posted,
+				   rdmalock_verb_name(v), st.verbs[v].posted,
 				   st.verbs[v].completed, st.verbs[v].failed,
 				   st.verbs[v].bytes);
 	}

@@ -56,6 +56,14 @@ every_word_is() {
 	done
 }
 
+# After node 1 destroyed and recreated its domain: everyone is up, and
+# the others have connected to node 1 twice.
+back_again() {
+	all_peers_up || return 1
+	[ "$VMTEST_NODE" -eq 1 ] ||
+		ctl domain status $DOMAIN | grep -q '^  node 1: up, .* connected 2 times'
+}
+
 # debugfs shows the same counters as domain status.
 debugfs_agrees() {
 	local f=/sys/kernel/debug/rdmalock/$DOMAIN/peers
@@ -102,7 +110,7 @@ create() {
 		--algo cas --locks-per-node 64
 }
 
-tap_plan 23
+tap_plan 24
 kmemleak_forget
 # shellcheck disable=SC2086 # the parameters are words
 tap_check "rdmalock.ko loads" load_rdmalock $RDMALOCK_PARAMS
@@ -141,6 +149,11 @@ tap_check "async ping-pong word is exactly $((n * ROUNDS))" \
 	word_is 0 $ASYNC_PINGPONG_WORD $((n * ROUNDS))
 tap_check "every posted verb completed, none failed" counters_agree
 tap_check "debugfs shows every node up" debugfs_agrees
+barrier restart
+[ "$VMTEST_NODE" -ne 1 ] || { ctl domain destroy $DOMAIN && create; }
+tap_check "node 1 left and came back: every node up, node 1 reconnected" \
+	retry 30 back_again
+barrier restarted
 tap_check "a second domain with the same name is refused (EEXIST)" \
 	expect_refused "File exists" create
 tap_check "a node id beyond the node list is refused (EINVAL)" \
