@@ -212,6 +212,7 @@ static void rdmalock_msg_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	u64 dma = ring->dma + slot->index * RDMALOCK_MSG_SIZE;
 	void *buf = ring->bufs + slot->index * RDMALOCK_MSG_SIZE;
 	unsigned long flags;
+	int ret = 0;
 	u8 type;
 
 	if (wc->status != IB_WC_SUCCESS) {
@@ -220,6 +221,9 @@ static void rdmalock_msg_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 			rdmalock_conn_fail(conn, ib_wc_status_msg(wc->status));
 		return;
 	}
+	/* A failed connection's late messages answer nothing any more. */
+	if (READ_ONCE(conn->state) == RDMALOCK_CONN_FAILED)
+		return;
 	cnt = &fabric->peers[node].verbs[RDMALOCK_VERB_RECV];
 	atomic64_inc(&cnt->posted);
 	ib_dma_sync_single_for_cpu(fabric->device, dma, RDMALOCK_MSG_SIZE,
@@ -242,11 +246,12 @@ static void rdmalock_msg_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	ib_dma_sync_single_for_device(fabric->device, dma, RDMALOCK_MSG_SIZE,
 				      DMA_FROM_DEVICE);
 	spin_lock_irqsave(&conn->post_lock, flags);
-	if (READ_ONCE(conn->state) != RDMALOCK_CONN_FAILED &&
-	    rdmalock_msg_post_recv(slot))
-		pr_err_ratelimited("%s: node %u: cannot repost a receive\n",
-				   fabric->attr.name, node);
+	if (READ_ONCE(conn->state) != RDMALOCK_CONN_FAILED)
+		ret = rdmalock_msg_post_recv(slot);
 	spin_unlock_irqrestore(&conn->post_lock, flags);
+	/* A ring that shrinks would end in the peer's RNR failures: fail now. */
+	if (ret)
+		rdmalock_conn_fail(conn, "cannot repost a receive");
 }
 
 static void rdmalock_msg_send_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -255,6 +260,7 @@ static void rdmalock_msg_send_done(struct ib_cq *cq, struct ib_wc *wc)
 						   struct rdmalock_msg_send, cqe);
 	struct rdmalock_conn *conn = s->conn;
 
+	rdmalock_conn_sq_put(conn);
 	ib_dma_unmap_single(conn->fabric->device, s->dma, s->size, DMA_TO_DEVICE);
 	if (wc->status == IB_WC_SUCCESS) {
 		atomic64_inc(&s->cnt->completed);
@@ -296,17 +302,25 @@ static int rdmalock_msg_post_send(struct rdmalock_msg_send *s)
 		ret = -ENOTCONN;
 		goto out;
 	}
+	if (!rdmalock_conn_sq_get(conn)) {
+		ret = -ENOBUFS;
+		goto out;
+	}
 	hdr->seq = cpu_to_be32(conn->tx_seq);
 	s->dma = ib_dma_map_single(dev, s->buf, s->size, DMA_TO_DEVICE);
 	ret = ib_dma_mapping_error(dev, s->dma);
-	if (ret)
+	if (ret) {
+		rdmalock_conn_sq_put(conn);
 		goto out;
+	}
 	sge.addr = s->dma;
 	ret = ib_post_send(conn->cm_id->qp, &wr, NULL);
-	if (ret)
+	if (ret) {
 		ib_dma_unmap_single(dev, s->dma, s->size, DMA_TO_DEVICE);
-	else
+		rdmalock_conn_sq_put(conn);
+	} else {
 		conn->tx_seq++;
+	}
 out:
 	spin_unlock_irqrestore(&conn->post_lock, flags);
 	return ret;

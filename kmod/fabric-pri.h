@@ -9,6 +9,7 @@
 
 #include <linux/completion.h>
 #include <linux/kref.h>
+#include <linux/mutex.h>
 #include <linux/semaphore.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
@@ -18,7 +19,11 @@
 
 #include "fabric.h"
 
-#define RDMALOCK_SQ_DEPTH		128
+/*
+ * Deep enough that sends never wait on the peer's acknowledgements, which
+ * a NIC may coalesce (rxe asks for one every 128 packets).
+ */
+#define RDMALOCK_SQ_DEPTH		512
 #define RDMALOCK_RECV_DEPTH		32
 #define RDMALOCK_CQ_DEPTH		(RDMALOCK_SQ_DEPTH + RDMALOCK_RECV_DEPTH + 2)
 /* Synchronous verbs in flight per connection; the rest of the send queue
@@ -56,6 +61,12 @@ struct rdmalock_conn {
 	u32 remote_len;
 	spinlock_t post_lock;		/* see "Lifetime" in fabric.c */
 	u32 tx_seq;			/* under post_lock */
+	atomic_t sq_used;		/* posted sends not yet completed */
+	/*
+	 * Serializes creating the QP (cm handler) with the teardown, which
+	 * may otherwise look for the QP before the handler has made it.
+	 */
+	struct mutex setup_lock;
 	struct rdmalock_msg_ring *ring;	/* posted receives */
 	struct semaphore sq_slots;
 	struct completion up;
@@ -95,6 +106,7 @@ struct rdmalock_fabric {
 	bool stopping;
 	bool emulated;			/* atomics: set before accepting */
 	struct xarray rmw_pending;	/* emulated atomics awaiting answers */
+	u32 rmw_next;			/* next id, under the xarray's lock */
 	struct rdmalock_conn *loop_passive;
 	atomic_t nconns;
 	wait_queue_head_t conns_gone;
@@ -110,6 +122,8 @@ struct rdmalock_sync_op {
 };
 
 /* fabric-verbs.c */
+bool rdmalock_conn_sq_get(struct rdmalock_conn *conn);
+void rdmalock_conn_sq_put(struct rdmalock_conn *conn);
 void rdmalock_sync_done(struct rdmalock_fabric_op *op);
 int rdmalock_conn_atomic(struct rdmalock_conn *conn, u32 node, u64 offset,
 			 enum ib_wr_opcode opcode, u64 compare_add, u64 swap,
@@ -123,6 +137,7 @@ int rdmalock_conn_post_wait(struct rdmalock_conn *conn,
 /* fabric.c */
 void rdmalock_conn_fail(struct rdmalock_conn *conn, const char *why);
 void rdmalock_conn_put(struct rdmalock_conn *conn);
+void rdmalock_peer_fail(struct rdmalock_peer *peer, const char *why);
 struct rdmalock_conn *rdmalock_peer_get_conn(struct rdmalock_peer *peer);
 
 /* fabric-rmw.c */

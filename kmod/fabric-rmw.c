@@ -27,6 +27,8 @@
 
 #include <linux/atomic.h>
 #include <linux/completion.h>
+#include <linux/delay.h>
+#include <linux/jiffies.h>
 #include <linux/xarray.h>
 
 #include "fabric-pri.h"
@@ -96,10 +98,12 @@ static int rdmalock_rmw_add(struct rdmalock_fabric *fabric,
 	unsigned long flags;
 	int ret;
 
+	/* Ids go round, so a late answer cannot match a new request. */
 	xa_lock_irqsave(&fabric->rmw_pending, flags);
-	ret = __xa_alloc(&fabric->rmw_pending, id, op, xa_limit_32b, GFP_ATOMIC);
+	ret = __xa_alloc_cyclic(&fabric->rmw_pending, id, op, xa_limit_32b,
+				&fabric->rmw_next, GFP_ATOMIC);
 	xa_unlock_irqrestore(&fabric->rmw_pending, flags);
-	return ret;
+	return ret < 0 ? ret : 0;
 }
 
 /* Whoever takes an entry out completes it: the answer, or a teardown. */
@@ -192,37 +196,41 @@ err:
  * @old: set to the word's previous value
  *
  * Bounded like the native verbs: when the answer does not come in time,
- * the connection to @node is failed, which fails the request.
+ * the connection to @node is failed, which fails the request with
+ * -ENOTCONN unless its answer came meanwhile.
  *
  * Context: process context; sleeps.
- * Return: as rdmalock_fabric_cas().
+ * Return: as rdmalock_fabric_cas(); -ETIMEDOUT when the send queue stayed
+ * full.
  */
 int rdmalock_rmw_sync(struct rdmalock_fabric *fabric, u32 node, u64 offset,
 		      int verb, u64 compare_add, u64 swap,
 		      struct rdmalock_sync_op *sync, u64 *old)
 {
+	unsigned long deadline = jiffies + msecs_to_jiffies(RDMALOCK_RMW_TIMEOUT_MS);
 	struct rdmalock_fabric_op *op = &sync->op;
-	struct rdmalock_conn *conn;
 	int ret;
 
 	init_completion(&sync->done);
 	op->done = rdmalock_sync_done;
 	op->buf = old;
-	ret = rdmalock_rmw_async(fabric, node, offset, verb, compare_add, swap, op);
+	/* A full send queue drains as the peer acknowledges: wait for room. */
+	while ((ret = rdmalock_rmw_async(fabric, node, offset, verb, compare_add,
+					 swap, op)) == -ENOBUFS) {
+		if (time_after(jiffies, deadline))
+			return -ETIMEDOUT;
+		usleep_range(50, 200);
+	}
 	if (ret)
 		return ret;
 	if (wait_for_completion_timeout(&sync->done,
 					msecs_to_jiffies(RDMALOCK_RMW_TIMEOUT_MS)))
 		return op->status;
 
-	conn = rdmalock_peer_get_conn(&fabric->peers[node]);
-	if (conn) {
-		rdmalock_conn_fail(conn, "emulated atomic timed out");
-		rdmalock_conn_put(conn);
-	}
+	rdmalock_peer_fail(&fabric->peers[node], "emulated atomic timed out");
 	/* The connection's teardown fails every request still waiting. */
 	wait_for_completion(&sync->done);
-	return -ETIMEDOUT;
+	return op->status;
 }
 
 /**
@@ -263,8 +271,13 @@ static void rdmalock_rmw_request(struct rdmalock_fabric *fabric, u32 node,
 	resp.id = req->id;
 	resp.status = cpu_to_be32(ret);
 	resp.old = cpu_to_be64(old);
-	/* If this fails the connection is failing: the requester learns so. */
-	rdmalock_fabric_send(fabric, node, RDMALOCK_MSG_RMW_RESP, &resp, sizeof(resp));
+	/*
+	 * An answer that cannot be sent would leave the requester waiting:
+	 * fail the connection instead, which fails its request over there.
+	 */
+	if (rdmalock_fabric_send(fabric, node, RDMALOCK_MSG_RMW_RESP, &resp,
+				 sizeof(resp)))
+		rdmalock_peer_fail(&fabric->peers[node], "cannot answer an RMW");
 }
 
 static void rdmalock_rmw_response(struct rdmalock_fabric *fabric, u32 node,

@@ -68,12 +68,44 @@ int rdmalock_fabric_check_range(u64 region_len, u64 offset, u64 len, u64 align)
 EXPORT_SYMBOL_IF_KUNIT(rdmalock_fabric_check_range);
 
 /**
+ * rdmalock_conn_sq_get() - take a send queue entry, keeping one for drain
+ * @conn: the connection; called under its post_lock
+ *
+ * Bounds what is posted, so the CQ, sized for a full send queue and the
+ * receives, cannot overflow, and ib_drain_qp() finds room for its own.
+ *
+ * Return: false when the send queue is full.
+ */
+bool rdmalock_conn_sq_get(struct rdmalock_conn *conn)
+{
+	lockdep_assert_held(&conn->post_lock);
+	if (atomic_read(&conn->sq_used) >= RDMALOCK_SQ_DEPTH - 1)
+		return false;
+	atomic_inc(&conn->sq_used);
+	return true;
+}
+
+/**
+ * rdmalock_conn_sq_put() - give back an entry once its send completed
+ * @conn: the connection
+ *
+ * Context: any.
+ */
+void rdmalock_conn_sq_put(struct rdmalock_conn *conn)
+{
+	atomic_dec(&conn->sq_used);
+}
+
+/**
  * rdmalock_conn_post_send() - post on a connection if it is still up
  * @conn: the connection
  * @wr: the work request chain
  *
+ * One signalled work request; its completion must call
+ * rdmalock_conn_sq_put().
+ *
  * Context: any.
- * Return: 0, -ENOTCONN, or ib_post_send()'s error.
+ * Return: 0, -ENOTCONN, -ENOBUFS, or ib_post_send()'s error.
  */
 int rdmalock_conn_post_send(struct rdmalock_conn *conn, const struct ib_send_wr *wr)
 {
@@ -81,10 +113,15 @@ int rdmalock_conn_post_send(struct rdmalock_conn *conn, const struct ib_send_wr 
 	int ret;
 
 	spin_lock_irqsave(&conn->post_lock, flags);
-	if (READ_ONCE(conn->state) != RDMALOCK_CONN_UP)
+	if (READ_ONCE(conn->state) != RDMALOCK_CONN_UP) {
 		ret = -ENOTCONN;
-	else
+	} else if (!rdmalock_conn_sq_get(conn)) {
+		ret = -ENOBUFS;
+	} else {
 		ret = ib_post_send(conn->cm_id->qp, wr, NULL);
+		if (ret)
+			rdmalock_conn_sq_put(conn);
+	}
 	spin_unlock_irqrestore(&conn->post_lock, flags);
 	return ret;
 }
@@ -95,18 +132,29 @@ static void rdmalock_op_done(struct ib_cq *cq, struct ib_wc *wc)
 						     struct rdmalock_fabric_op, cqe);
 	struct rdmalock_conn *conn = op->conn;
 
+	rdmalock_conn_sq_put(conn);
 	if (op->len)
 		ib_dma_unmap_single(conn->fabric->device, op->dma, op->len, op->dir);
-	if (wc->status == IB_WC_SUCCESS) {
+	switch (wc->status) {
+	case IB_WC_SUCCESS:
 		op->status = 0;
-	} else if (wc->status == IB_WC_WR_FLUSH_ERR) {
+		break;
+	case IB_WC_WR_FLUSH_ERR:
 		op->status = -ENOTCONN;
-	} else {
+		break;
+	case IB_WC_RETRY_EXC_ERR:
+	case IB_WC_RNR_RETRY_EXC_ERR:
+		/* The peer stopped answering: it is gone, as far as we know. */
+		rdmalock_conn_fail(conn, ib_wc_status_msg(wc->status));
+		op->status = -ENOTCONN;
+		break;
+	default:
 		/* An RC QP that completes in error is in the error state. */
 		pr_err_ratelimited("%s: %s\n", conn->fabric->attr.name,
 				   ib_wc_status_msg(wc->status));
 		rdmalock_conn_fail(conn, ib_wc_status_msg(wc->status));
 		op->status = -EIO;
+		break;
 	}
 	if (op->cnt) {
 		if (op->status) {
@@ -184,8 +232,13 @@ void rdmalock_sync_done(struct rdmalock_fabric_op *op)
  * @sync: the operation, its buffer and length set
  * @wr: the work request
  *
+ * When the completion does not come in time the peer is taken for gone:
+ * the connection is failed, which flushes the request, and its status is
+ * returned like any other: -ENOTCONN, or 0 if it completed meanwhile.
+ *
  * Context: process context; sleeps.
- * Return: the operation's status, -ETIMEDOUT, or a posting error.
+ * Return: the operation's status, -ETIMEDOUT when the send queue stayed
+ * full, or a posting error.
  */
 int rdmalock_conn_post_wait(struct rdmalock_conn *conn,
 			    struct rdmalock_sync_op *sync, struct ib_send_wr *wr)
@@ -203,10 +256,8 @@ int rdmalock_conn_post_wait(struct rdmalock_conn *conn,
 		if (!wait_for_completion_timeout(&sync->done, timeout)) {
 			rdmalock_conn_fail(conn, "verb timed out");
 			wait_for_completion(&sync->done);
-			ret = -ETIMEDOUT;
-		} else {
-			ret = op->status;
 		}
+		ret = op->status;
 	}
 	up(&conn->sq_slots);
 	return ret;
@@ -386,10 +437,12 @@ int rdmalock_conn_atomic(struct rdmalock_conn *conn, u32 node, u64 offset,
  * @buf: destination, @len bytes; need not be DMA-able
  * @len: bytes to read, at least 1
  *
- * Context: process context; sleeps until the read completes.
+ * Context: process context; sleeps until the read completes, at most
+ * RDMALOCK_VERB_TIMEOUT_MS (then the peer is taken for gone).
  * Return: 0; -EINVAL for a range outside the region; -ENOTCONN when
- * @node is not connected or the connection failed meanwhile; -ETIMEDOUT;
- * -EIO when the read completed in error.
+ * @node is not connected, stopped answering, or its connection failed
+ * meanwhile; -ETIMEDOUT when the send queue stayed full; -EIO when the
+ * read completed in error.
  */
 int rdmalock_fabric_read(struct rdmalock_fabric *fabric, u32 node, u64 offset,
 			 void *buf, u32 len)

@@ -41,6 +41,7 @@
 #include <linux/string.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
+#include <net/ipv6.h>
 #include <net/net_namespace.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
@@ -61,6 +62,30 @@ static u32 rdmalock_self(const struct rdmalock_fabric *fabric)
 }
 
 /* Connections ---------------------------------------------------------- */
+
+/**
+ * rdmalock_peer_fail() - fail a node's current connection, whatever its state
+ * @peer: the node
+ * @why: for the log
+ *
+ * Context: any.
+ */
+void rdmalock_peer_fail(struct rdmalock_peer *peer, const char *why)
+{
+	struct rdmalock_fabric *fabric = peer->fabric;
+	struct rdmalock_conn *conn;
+	unsigned long flags;
+
+	spin_lock_irqsave(&fabric->lock, flags);
+	conn = peer->conn;
+	if (conn)
+		kref_get(&conn->ref);
+	spin_unlock_irqrestore(&fabric->lock, flags);
+	if (conn) {
+		rdmalock_conn_fail(conn, why);
+		rdmalock_conn_put(conn);
+	}
+}
 
 /* Offers a connection whose atomics work to users. */
 static void rdmalock_conn_set_ready(struct rdmalock_conn *conn)
@@ -103,6 +128,8 @@ static struct rdmalock_conn *rdmalock_conn_alloc(struct rdmalock_fabric *fabric,
 	conn->active = active;
 	conn->state = RDMALOCK_CONN_CONNECTING;
 	spin_lock_init(&conn->post_lock);
+	mutex_init(&conn->setup_lock);
+	atomic_set(&conn->sq_used, 0);
 	sema_init(&conn->sq_slots, RDMALOCK_SYNC_SLOTS);
 	init_completion(&conn->up);
 	INIT_WORK(&conn->probe_work, rdmalock_conn_probe);
@@ -141,6 +168,8 @@ static void rdmalock_conn_teardown(struct work_struct *work)
 	/* Wait out any post that saw the connection up; none can follow. */
 	spin_lock_irq(&conn->post_lock);
 	spin_unlock_irq(&conn->post_lock);
+	/* A cm handler making the QP now finishes first, or sees FAILED. */
+	mutex_lock(&conn->setup_lock);
 	if (conn->cm_id->qp) {
 		rdma_disconnect(conn->cm_id);
 		/* Every posted request completes, flushed, before this returns. */
@@ -151,6 +180,7 @@ static void rdmalock_conn_teardown(struct work_struct *work)
 		ib_free_cq(conn->cq);
 	conn->cq = NULL;
 	rdmalock_msg_ring_free(conn);
+	mutex_unlock(&conn->setup_lock);
 	rdma_destroy_id(conn->cm_id);
 	/* Their answers would have come on this connection. */
 	rdmalock_rmw_fail_node(fabric, peer ? peer->node : fabric->attr.node_id);
@@ -201,6 +231,14 @@ static void rdmalock_qp_event(struct ib_event *event, void *context)
 	struct rdmalock_conn *conn = context;
 
 	switch (event->event) {
+	case IB_EVENT_COMM_EST:
+		/*
+		 * A message arrived before the CM's "ready to use": tell the
+		 * CM, so that the connection is established now and a reply
+		 * to that message can be sent.
+		 */
+		rdma_notify(conn->cm_id, IB_EVENT_COMM_EST);
+		break;
 	case IB_EVENT_QP_FATAL:
 	case IB_EVENT_QP_REQ_ERR:
 	case IB_EVENT_QP_ACCESS_ERR:
@@ -344,15 +382,36 @@ static int rdmalock_cm_route_resolved(struct rdmalock_conn *conn)
 	};
 	int ret;
 
+	mutex_lock(&conn->setup_lock);
+	if (READ_ONCE(conn->state) == RDMALOCK_CONN_FAILED) {
+		/* Its teardown has run or waits for us: make nothing. */
+		mutex_unlock(&conn->setup_lock);
+		return 0;
+	}
 	ret = rdmalock_conn_create_qp(conn);
-	if (ret)
-		return ret;
-	/*
-	 * Only the loopback connects before the region is registered, and
-	 * its acceptor, this node, ignores the region fields.
-	 */
-	rdmalock_fill_pdata(fabric, &pd);
-	return rdma_connect_locked(conn->cm_id, &param);
+	if (!ret) {
+		/*
+		 * Only the loopback connects before the region is registered,
+		 * and its acceptor, this node, ignores the region fields.
+		 */
+		rdmalock_fill_pdata(fabric, &pd);
+		ret = rdma_connect_locked(conn->cm_id, &param);
+	}
+	mutex_unlock(&conn->setup_lock);
+	return ret;
+}
+
+/* Do two socket addresses name the same IP address (ports aside)? */
+static bool rdmalock_same_ip(const struct sockaddr_storage *a,
+			     const struct sockaddr_storage *b)
+{
+	if (a->ss_family != b->ss_family)
+		return false;
+	if (a->ss_family == AF_INET)
+		return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
+		       ((const struct sockaddr_in *)b)->sin_addr.s_addr;
+	return ipv6_addr_equal(&((const struct sockaddr_in6 *)a)->sin6_addr,
+			       &((const struct sockaddr_in6 *)b)->sin6_addr);
 }
 
 /*
@@ -383,6 +442,12 @@ static int rdmalock_cm_connect_request(struct rdmalock_fabric *fabric,
 		rdmalock_log_pdata_error(fabric, ret, node);
 		return ret;
 	}
+	if (!rdmalock_same_ip(&id->route.addr.dst_addr, &fabric->attr.addrs[node])) {
+		pr_err_ratelimited("%s: %pISc says it is node %u, which is %pISc\n",
+				   fabric->attr.name, &id->route.addr.dst_addr,
+				   node, &fabric->attr.addrs[node]);
+		return -EPROTO;
+	}
 	loopback = node == self;
 	/* Only lower nodes connect to us; a higher one is misconfigured. */
 	if (node > self || (!loopback && !READ_ONCE(fabric->accepting)) ||
@@ -403,6 +468,8 @@ static int rdmalock_cm_connect_request(struct rdmalock_fabric *fabric,
 		rdmalock_conn_set_remote(conn, req->private_data);
 
 	rdmalock_fill_pdata(fabric, &pd);
+	/* The reply sets the connecting side's RNR retries: wait, do not fail. */
+	param.rnr_retry_count = 7;
 	param.responder_resources = min_t(int, req->initiator_depth,
 					  fabric->device->attrs.max_qp_rd_atom);
 	param.initiator_depth = min_t(int, req->responder_resources,

@@ -20,6 +20,7 @@
 #include <linux/completion.h>
 #include <linux/jiffies.h>
 #include <linux/kthread.h>
+#include <linux/module.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 
@@ -211,7 +212,8 @@ static int rdmalock_ftest_thread(void *arg)
 	kfree(th);
 	if (atomic_dec_and_test(&t->running))
 		complete(&t->finished);
-	return 0;
+	/* The ioctl may return, and the module go, before we are gone. */
+	module_put_and_kthread_exit(0);
 }
 
 static int rdmalock_ftest_check(const struct rdmalock_fabric_test *req,
@@ -266,8 +268,10 @@ static u32 rdmalock_ftest_start(struct rdmalock_ftest *t)
 			rdmalock_ftest_error(t, -ENOMEM);
 			break;
 		}
+		__module_get(THIS_MODULE);
 		task = kthread_run(rdmalock_ftest_thread, th, "rdmalock-ft/%u", i);
 		if (IS_ERR(task)) {
+			module_put(THIS_MODULE);
 			kfree(th->word);
 			kfree(th);
 			rdmalock_ftest_error(t, PTR_ERR(task));
