@@ -11,10 +11,6 @@
 DOMAIN=demo
 n=$(num_nodes)
 
-all_up() {
-	[ "$(rdmalockctl domain status $DOMAIN | grep -c ': up,')" -eq "$n" ]
-}
-
 storm_everywhere() {
 	local t=0
 
@@ -43,7 +39,7 @@ tap_plan 6
 tap_check "rdmalock.ko loads" load_rdmalock
 tap_check "domain $DOMAIN created" \
 	rdmalockctl domain create $DOMAIN --node-id "$VMTEST_NODE" --nodes "$VMTEST_NODES"
-tap_check "every node of the domain is up" retry 60 all_up
+tap_check "every node of the domain is up" retry 60 domain_up $DOMAIN
 barrier demo-up
 tap_check "a fetch-and-add storm on every node" storm_everywhere
 tap_check "every node has stormed" barrier demo-stormed

@@ -15,10 +15,6 @@ victim=$((n - 1))
 
 ctl() { rdmalockctl "$@"; }
 
-all_peers_up() {
-	[ "$(ctl domain status $DOMAIN | grep -c ': up,')" -eq "$n" ]
-}
-
 victim_not_up() {
 	! ctl domain status $DOMAIN | grep -q "^  node $victim: up,"
 }
@@ -49,7 +45,7 @@ if [ "$VMTEST_NODE" -eq "$victim" ]; then
 	tap_plan 3
 	tap_check "rdmalock.ko loads" load_rdmalock
 	tap_check "domain create" create
-	tap_check "every node is up" retry 60 all_peers_up
+	tap_check "every node is up" retry 60 domain_up $DOMAIN
 	barrier kill-up
 	# Let the survivors' storm get going, then vanish.
 	sleep 2
@@ -60,7 +56,7 @@ tap_plan 10
 kmemleak_forget
 tap_check "rdmalock.ko loads" load_rdmalock
 tap_check "domain create" create
-tap_check "every node is up" retry 60 all_peers_up
+tap_check "every node is up" retry 60 domain_up $DOMAIN
 tap_check "all nodes joined" barrier kill-up
 tap_check "a storm on the node that dies ends in errors, not a hang" storm_fails
 tap_check "the dead node is reported not up" retry 15 victim_not_up

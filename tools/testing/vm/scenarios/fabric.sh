@@ -24,10 +24,6 @@ n=$(num_nodes)
 
 ctl() { rdmalockctl "$@"; }
 
-all_peers_up() {
-	[ "$(ctl domain status $DOMAIN | grep -c ': up,')" -eq "$n" ]
-}
-
 # on_every_node CMD...: CMD with --target set to each node in turn.
 on_every_node() {
 	local t=0
@@ -59,7 +55,7 @@ every_word_is() {
 # After node 1 destroyed and recreated its domain: everyone is up, and
 # the others have connected to node 1 twice.
 back_again() {
-	all_peers_up || return 1
+	domain_up $DOMAIN || return 1
 	[ "$VMTEST_NODE" -eq 1 ] ||
 		ctl domain status $DOMAIN | grep -q '^  node 1: up, .* connected 2 times'
 }
@@ -143,7 +139,7 @@ kmemleak_forget
 # shellcheck disable=SC2086 # the parameters are words
 tap_check "rdmalock.ko loads" load_rdmalock $RDMALOCK_PARAMS
 tap_check "domain create" create
-tap_check "every node is up, loopback included" retry 60 all_peers_up
+tap_check "every node is up, loopback included" retry 60 domain_up $DOMAIN
 tap_check "the domain does atomics: $EXPECT_ATOMICS" \
 	sh -c "rdmalockctl domain status $DOMAIN | grep -q ', $EXPECT_ATOMICS atomics,'"
 tap_check "all nodes joined" barrier fabric-up

@@ -85,6 +85,11 @@ die_now() {
 	poweroff -f
 }
 
+# domain_up NAME: every node of domain NAME, this one included, is up.
+domain_up() {
+	[ "$(rdmalockctl domain status "$1" | grep -c ': up,')" -eq "$(num_nodes)" ]
+}
+
 load_rdmalock() { insmod /lib/rdmalock/rdmalock.ko "$@"; }
 
 KMEMLEAK=/sys/kernel/debug/kmemleak
