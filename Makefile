@@ -14,8 +14,9 @@ SCENARIO ?= smoke
 KERNEL ?= stock
 
 TOOL := tools/rdmalockctl/rdmalockctl
-TOOL_SRCS := $(TOOL).c tools/rdmalockctl/domain.c
+TOOL_SRCS := $(TOOL).c tools/rdmalockctl/domain.c tools/rdmalockctl/locks.c
 TOOL_CFLAGS := -O2 -Wall -Wextra -Werror -std=gnu11 -Iuapi -static
+TOOL_LDLIBS := -lm
 TESTING := tools/testing
 
 .PHONY: all module tool clean deps builds lint kunit vmtest check demo
@@ -31,7 +32,7 @@ module:
 tool: $(TOOL)
 
 $(TOOL): $(TOOL_SRCS) tools/rdmalockctl/rdmalockctl.h uapi/linux/rdmalock.h
-	$(CC) $(TOOL_CFLAGS) -o $@ $(TOOL_SRCS)
+	$(CC) $(TOOL_CFLAGS) -o $@ $(TOOL_SRCS) $(TOOL_LDLIBS)
 
 clean:
 	@if test -f $(KDIR)/Makefile; then $(MAKE) -C $(KDIR) M=$(CURDIR) clean; fi

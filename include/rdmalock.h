@@ -6,15 +6,34 @@
  * takes and releases locks on u64 ids homed on the domain's nodes.
  * Domains are created by the administrator (rdmalockctl domain create);
  * a client holds one for as long as it uses it.
+ *
+ * A lock handle is one holder's hold on one lock id, like a DLM lock
+ * status block: a task that holds several locks uses one handle for
+ * each, and two tasks that want the same lock each use their own handle.
+ * Ids map to a home node (id modulo the number of nodes) and a slot in
+ * its lock table; distinct ids may share a slot, which is safe, only
+ * slower. See Documentation/api.rst.
  */
 #ifndef _RDMALOCK_H
 #define _RDMALOCK_H
 
 #include <linux/rdmalock.h>
+#include <linux/types.h>
 
 struct rdmalock_domain;
+struct rdmalock_lock;
 
 struct rdmalock_domain *rdmalock_domain_get(const char *name);
 void rdmalock_domain_put(struct rdmalock_domain *dom);
+
+struct rdmalock_lock *rdmalock_lock_get(struct rdmalock_domain *dom, u64 id);
+void rdmalock_lock_put(struct rdmalock_lock *lk);
+
+int rdmalock_lock(struct rdmalock_lock *lk, unsigned int mode);
+int rdmalock_lock_killable(struct rdmalock_lock *lk, unsigned int mode);
+int rdmalock_lock_timeout(struct rdmalock_lock *lk, unsigned int mode,
+			  unsigned long timeout);
+int rdmalock_trylock(struct rdmalock_lock *lk, unsigned int mode);
+void rdmalock_unlock(struct rdmalock_lock *lk);
 
 #endif /* _RDMALOCK_H */

@@ -21,7 +21,8 @@
 #include "cluster.h"
 #include "rdmalock-pri.h"
 
-#define RDMALOCK_FEATURES	(RDMALOCK_FEAT_DEVICE_STATUS | RDMALOCK_FEAT_DOMAINS)
+#define RDMALOCK_FEATURES	(RDMALOCK_FEAT_DEVICE_STATUS | RDMALOCK_FEAT_DOMAINS | \
+				 RDMALOCK_FEAT_LOCKS)
 
 /* The command changes state: CAP_SYS_ADMIN is required. */
 #define RDMALOCK_IOCF_ADMIN	BIT(0)
@@ -130,6 +131,15 @@ static long rdmalock_ioc_domain_status(struct file *file, void *arg)
 	return rdmalock_domain_status(st);
 }
 
+static long rdmalock_ioc_run(struct file *file, void *arg)
+{
+	struct rdmalock_run *r = arg;
+
+	if (!rdmalock_name_terminated(r->name))
+		return -EINVAL;
+	return rdmalock_run(r);
+}
+
 static long rdmalock_ioc_fabric_test(struct file *file, void *arg)
 {
 	struct rdmalock_fabric_test *t = arg;
@@ -151,6 +161,9 @@ static const struct rdmalock_ioctl_desc rdmalock_ioctls[] = {
 	  rdmalock_ioc_domain_destroy, "DOMAIN_DESTROY" },
 	{ RDMALOCK_IOC_FABRIC_TEST, RDMALOCK_IOCF_ADMIN,
 	  rdmalock_ioc_fabric_test, "FABRIC_TEST" },
+	{ RDMALOCK_IOC_LOCK, RDMALOCK_IOCF_ADMIN, rdmalock_ioc_lock, "LOCK" },
+	{ RDMALOCK_IOC_UNLOCK, RDMALOCK_IOCF_ADMIN, rdmalock_ioc_unlock, "UNLOCK" },
+	{ RDMALOCK_IOC_RUN, RDMALOCK_IOCF_ADMIN, rdmalock_ioc_run, "RUN" },
 };
 
 static const struct rdmalock_ioctl_desc *rdmalock_ioctl_lookup(unsigned int cmd)
@@ -207,8 +220,21 @@ out:
 }
 EXPORT_SYMBOL_IF_KUNIT(rdmalock_ioctl);
 
+static int rdmalock_open(struct inode *inode, struct file *file)
+{
+	return rdmalock_file_open(file);
+}
+
+static int rdmalock_release(struct inode *inode, struct file *file)
+{
+	rdmalock_file_release(file);
+	return 0;
+}
+
 static const struct file_operations rdmalock_fops = {
 	.owner = THIS_MODULE,
+	.open = rdmalock_open,
+	.release = rdmalock_release,
 	.unlocked_ioctl = rdmalock_ioctl,
 	/* The ABI has the same layout for 32-bit callers: no translation. */
 	.compat_ioctl = compat_ptr_ioctl,

@@ -22,6 +22,7 @@
 
 #include <rdmalock.h>
 #include "cluster.h"
+#include "locks.h"
 #include "rdmalock-pri.h"
 
 static LIST_HEAD(rdmalock_domains);
@@ -100,8 +101,18 @@ VISIBLE_IF_KUNIT int rdmalock_domain_check(const struct rdmalock_domain_create *
 		why = "node count out of range";
 	else if (req->node_id >= req->num_nodes)
 		why = "node id out of range";
-	else if (req->algo < RDMALOCK_ALGO_ALOCK || req->algo > RDMALOCK_ALGO_DSLR)
+	else if ((req->algo < RDMALOCK_ALGO_ALOCK || req->algo > RDMALOCK_ALGO_DSLR) &&
+		 req->algo != RDMALOCK_ALGO_TEST_NONE &&
+		 req->algo != RDMALOCK_ALGO_TEST_MIXED)
 		why = "unknown algorithm";
+	else if (req->algo >= RDMALOCK_ALGO_TEST_NONE && !rdmalock_allow_broken)
+		why = "broken test locks need allow_broken=1";
+	else if (req->algo != RDMALOCK_ALGO_ALOCK &&
+		 (req->budget_local || req->budget_remote))
+		why = "budgets are for alock";
+	else if (req->budget_local > RDMALOCK_ALOCK_BUDGET_MAX ||
+		 req->budget_remote > RDMALOCK_ALOCK_BUDGET_MAX)
+		why = "budget out of range";
 	else if (!req->locks_per_node ||
 		 req->locks_per_node > RDMALOCK_MAX_LOCKS_PER_NODE)
 		why = "locks per node out of range";
@@ -159,7 +170,9 @@ static void rdmalock_domain_release(struct kref *ref)
 	struct rdmalock_domain *dom = container_of(ref, struct rdmalock_domain, ref);
 
 	rdmalock_stats_domain_remove(dom);
+	rdmalock_lockspace_stop(dom->ls);
 	rdmalock_fabric_destroy(dom->fabric);
+	rdmalock_lockspace_free(dom->ls);
 	pr_info("domain %s destroyed\n", dom->attr.name);
 	kfree(dom);
 }
@@ -195,6 +208,13 @@ int rdmalock_domain_create(const struct rdmalock_domain_create *req)
 	ret = rdmalock_fabric_create(&dom->attr, &dom->fabric);
 	if (ret)
 		goto err_unlock;
+	ret = rdmalock_lockspace_create(dom->fabric, &dom->attr, dom->algo,
+					req->budget_local, req->budget_remote,
+					&dom->ls);
+	if (ret) {
+		rdmalock_fabric_destroy(dom->fabric);
+		goto err_unlock;
+	}
 	rdmalock_stats_domain_add(dom);
 	list_add_tail(&dom->entry, &rdmalock_domains);
 	mutex_unlock(&rdmalock_domains_mutex);

@@ -12,14 +12,32 @@
 
 #include "fabric.h"
 
+struct rdmalock_lockspace;
+
 struct rdmalock_domain {
 	struct kref ref;
 	struct list_head entry;		/* in the domain list, under its mutex */
 	u32 algo;
 	struct rdmalock_fabric_attr attr;
 	struct rdmalock_fabric *fabric;
+	struct rdmalock_lockspace *ls;
 	struct dentry *debugfs;
 };
+
+/*
+ * A lock handle (include/rdmalock.h): @w is the acquisition while the
+ * handle waits for or holds its lock.
+ */
+struct rdmalock_lock {
+	struct rdmalock_domain *dom;
+	u64 id;
+	u32 home;
+	u64 slot_off;
+	struct rdmalock_waiter *w;
+};
+
+void rdmalock_lock_init(struct rdmalock_lock *lk, struct rdmalock_domain *dom,
+			u64 id);
 
 #if IS_ENABLED(CONFIG_KUNIT)
 int rdmalock_domain_check(const struct rdmalock_domain_create *req,

@@ -200,6 +200,42 @@ static void rdmalock_msg_dispatch(struct rdmalock_fabric *fabric, u32 node,
 				    fabric->attr.name, node, type);
 }
 
+/* Gives a consumed receive back to the NIC, unless the connection failed. */
+static void rdmalock_msg_repost(struct rdmalock_msg_slot *slot)
+{
+	struct rdmalock_conn *conn = slot->ring->conn;
+	unsigned long flags;
+	int ret = 0;
+
+	spin_lock_irqsave(&conn->post_lock, flags);
+	if (READ_ONCE(conn->state) != RDMALOCK_CONN_FAILED)
+		ret = rdmalock_msg_post_recv(slot);
+	spin_unlock_irqrestore(&conn->post_lock, flags);
+	/* A ring that shrinks would end in the peer's RNR failures: fail now. */
+	if (ret)
+		rdmalock_conn_fail(conn, "cannot repost a receive");
+}
+
+/*
+ * A WRITE with immediate has landed: its data is in our region, its
+ * receive buffer holds nothing. It carries no sequence number, so it
+ * does not disturb the messages' order check.
+ */
+static void rdmalock_imm_dispatch(struct rdmalock_fabric *fabric, u32 node,
+				  u32 imm)
+{
+	rdmalock_imm_fn *fn = smp_load_acquire(&fabric->imm_handler.fn);
+
+	atomic64_inc(&fabric->peers[node].verbs[RDMALOCK_VERB_RECV].posted);
+	atomic64_inc(&fabric->peers[node].verbs[RDMALOCK_VERB_RECV].completed);
+	WRITE_ONCE(fabric->peers[node].last_heard, jiffies);
+	if (fn)
+		fn(fabric, node, imm, fabric->imm_handler.ctx);
+	else
+		pr_warn_ratelimited("%s: node %u: write with immediate, which nothing handles\n",
+				    fabric->attr.name, node);
+}
+
 static void rdmalock_msg_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct rdmalock_msg_slot *slot = container_of(wc->wr_cqe,
@@ -211,8 +247,6 @@ static void rdmalock_msg_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct rdmalock_verb_counters *cnt;
 	u64 dma = ring->dma + slot->index * RDMALOCK_MSG_SIZE;
 	void *buf = ring->bufs + slot->index * RDMALOCK_MSG_SIZE;
-	unsigned long flags;
-	int ret = 0;
 	u8 type;
 
 	if (wc->status != IB_WC_SUCCESS) {
@@ -224,6 +258,11 @@ static void rdmalock_msg_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	/* A failed connection's late messages answer nothing any more. */
 	if (READ_ONCE(conn->state) == RDMALOCK_CONN_FAILED)
 		return;
+	if (wc->opcode == IB_WC_RECV_RDMA_WITH_IMM) {
+		rdmalock_imm_dispatch(fabric, node, be32_to_cpu(wc->ex.imm_data));
+		rdmalock_msg_repost(slot);
+		return;
+	}
 	cnt = &fabric->peers[node].verbs[RDMALOCK_VERB_RECV];
 	atomic64_inc(&cnt->posted);
 	ib_dma_sync_single_for_cpu(fabric->device, dma, RDMALOCK_MSG_SIZE,
@@ -245,13 +284,7 @@ static void rdmalock_msg_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	ib_dma_sync_single_for_device(fabric->device, dma, RDMALOCK_MSG_SIZE,
 				      DMA_FROM_DEVICE);
-	spin_lock_irqsave(&conn->post_lock, flags);
-	if (READ_ONCE(conn->state) != RDMALOCK_CONN_FAILED)
-		ret = rdmalock_msg_post_recv(slot);
-	spin_unlock_irqrestore(&conn->post_lock, flags);
-	/* A ring that shrinks would end in the peer's RNR failures: fail now. */
-	if (ret)
-		rdmalock_conn_fail(conn, "cannot repost a receive");
+	rdmalock_msg_repost(slot);
 }
 
 static void rdmalock_msg_send_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -413,6 +446,31 @@ int rdmalock_fabric_set_handler(struct rdmalock_fabric *fabric, u8 type,
 		return -EBUSY;
 	h->ctx = ctx;
 	/* Publish ctx before fn; pairs with rdmalock_msg_dispatch(). */
+	smp_store_release(&h->fn, fn);
+	return 0;
+}
+
+/**
+ * rdmalock_fabric_set_imm_handler() - who hears of WRITEs with immediate
+ * @fabric: the fabric
+ * @fn: called for each one that lands in this node's region
+ * @ctx: passed to @fn
+ *
+ * Set it before any node can write with immediate here; it is never
+ * replaced while the fabric lives.
+ *
+ * Context: any.
+ * Return: 0, or -EBUSY when one is set.
+ */
+int rdmalock_fabric_set_imm_handler(struct rdmalock_fabric *fabric,
+				    rdmalock_imm_fn *fn, void *ctx)
+{
+	struct rdmalock_imm_handler *h = &fabric->imm_handler;
+
+	if (READ_ONCE(h->fn))
+		return -EBUSY;
+	h->ctx = ctx;
+	/* Publish ctx before fn; pairs with rdmalock_imm_dispatch(). */
 	smp_store_release(&h->fn, fn);
 	return 0;
 }

@@ -112,6 +112,7 @@ struct rdmalock_fabric {
 	wait_queue_head_t conns_gone;
 	u32 domain_hash;
 	struct rdmalock_msg_handler handlers[RDMALOCK_MSG_TYPES];
+	struct rdmalock_imm_handler imm_handler;
 	struct delayed_work heartbeat_work;
 	struct rdmalock_peer peers[RDMALOCK_MAX_NODES];
 };

@@ -35,6 +35,7 @@ static const char * const rdmalock_verb_names[RDMALOCK_VERB_MAX] = {
 	[RDMALOCK_VERB_FAA] = "faa",
 	[RDMALOCK_VERB_SEND] = "send",
 	[RDMALOCK_VERB_RECV] = "recv",
+	[RDMALOCK_VERB_WRITE_IMM] = "write_imm",
 };
 
 /**
@@ -281,7 +282,12 @@ static void rdmalock_rdma_wr(struct rdmalock_verb_wr *v, enum ib_wr_opcode opcod
 {
 	memset(&v->rdma, 0, sizeof(v->rdma));
 	v->rdma.wr.opcode = opcode;
-	v->verb = opcode == IB_WR_RDMA_READ ? RDMALOCK_VERB_READ : RDMALOCK_VERB_WRITE;
+	if (opcode == IB_WR_RDMA_READ)
+		v->verb = RDMALOCK_VERB_READ;
+	else if (opcode == IB_WR_RDMA_WRITE_WITH_IMM)
+		v->verb = RDMALOCK_VERB_WRITE_IMM;
+	else
+		v->verb = RDMALOCK_VERB_WRITE;
 	v->remote_addr = &v->rdma.remote_addr;
 	v->rkey = &v->rdma.rkey;
 	v->align = 1;
@@ -473,6 +479,34 @@ int rdmalock_fabric_write(struct rdmalock_fabric *fabric, u32 node, u64 offset,
 	struct rdmalock_verb_wr v;
 
 	rdmalock_rdma_wr(&v, IB_WR_RDMA_WRITE, &sync.op);
+	return rdmalock_verb_sync(fabric, node, offset, &v, &sync, (void *)buf);
+}
+
+/**
+ * rdmalock_fabric_write_imm() - RDMA WRITE with immediate to a node's region
+ * @fabric: the domain's fabric
+ * @node: node to write to; this node's own id goes through loopback
+ * @offset: byte offset in the node's region
+ * @buf: source, @len bytes; need not be DMA-able
+ * @len: bytes to write, at least 1
+ * @imm: 32 bits handed, once the data is in place, to the target's
+ *	immediate handler (rdmalock_fabric_set_imm_handler())
+ *
+ * The target learns of the write from a completion that follows the
+ * placement of the data, so it may trust every byte of it then, unlike
+ * a word it polls while a plain WRITE lands.
+ *
+ * Context: process context; sleeps until the write completes.
+ * Return: as rdmalock_fabric_read().
+ */
+int rdmalock_fabric_write_imm(struct rdmalock_fabric *fabric, u32 node,
+			      u64 offset, const void *buf, u32 len, u32 imm)
+{
+	struct rdmalock_sync_op sync = { .op.len = len };
+	struct rdmalock_verb_wr v;
+
+	rdmalock_rdma_wr(&v, IB_WR_RDMA_WRITE_WITH_IMM, &sync.op);
+	v.rdma.wr.ex.imm_data = cpu_to_be32(imm);
 	return rdmalock_verb_sync(fabric, node, offset, &v, &sync, (void *)buf);
 }
 

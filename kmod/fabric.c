@@ -686,9 +686,7 @@ struct rdmalock_conn *rdmalock_peer_get_conn(struct rdmalock_peer *peer)
 
 static size_t rdmalock_region_len(u32 locks_per_node)
 {
-	return PAGE_ALIGN(RDMALOCK_REGION_SCRATCH_LEN +
-			  (size_t)locks_per_node * RDMALOCK_SLOT_SIZE +
-			  RDMALOCK_DESC_COUNT * RDMALOCK_SLOT_SIZE);
+	return PAGE_ALIGN(rdmalock_desc_offset(locks_per_node, RDMALOCK_DESC_COUNT));
 }
 
 static int rdmalock_region_alloc(struct rdmalock_fabric *fabric)
@@ -1018,6 +1016,47 @@ void rdmalock_fabric_destroy(struct rdmalock_fabric *fabric)
 size_t rdmalock_fabric_region_len(const struct rdmalock_fabric *fabric)
 {
 	return fabric->region_len;
+}
+
+/**
+ * rdmalock_fabric_local() - this node's own region, for its CPU
+ * @fabric: the fabric
+ * @offset: byte offset in the region
+ * @len: bytes the caller will touch
+ *
+ * Peers reach the same bytes with RDMA; see the atomicity rules in
+ * Documentation/fabric.rst before mixing the two on one word.
+ *
+ * Return: the address, or NULL for a range outside the region.
+ */
+void *rdmalock_fabric_local(struct rdmalock_fabric *fabric, u64 offset, u32 len)
+{
+	if (!len || rdmalock_fabric_check_range(fabric->region_len, offset, len, 1))
+		return NULL;
+	return fabric->region + offset;
+}
+
+/**
+ * rdmalock_fabric_node_up() - may verbs to @node be expected to work now?
+ * @fabric: the fabric
+ * @node: a node of the domain; this node's own id asks about loopback
+ *
+ * Context: any.
+ * Return: true when its connection is established and probed.
+ */
+bool rdmalock_fabric_node_up(struct rdmalock_fabric *fabric, u32 node)
+{
+	struct rdmalock_conn *conn;
+	unsigned long flags;
+	bool up;
+
+	if (node >= fabric->attr.num_nodes)
+		return false;
+	spin_lock_irqsave(&fabric->lock, flags);
+	conn = fabric->peers[node].conn;
+	up = conn && conn->state == RDMALOCK_CONN_UP && conn->ready;
+	spin_unlock_irqrestore(&fabric->lock, flags);
+	return up;
 }
 
 /**

@@ -151,6 +151,22 @@ struct rdmalock_msg_handler {
 
 int rdmalock_fabric_set_handler(struct rdmalock_fabric *fabric, u8 type,
 				rdmalock_msg_fn *fn, void *ctx);
+
+/*
+ * Called when a peer's WRITE with immediate has placed its data in this
+ * node's region; softirq context, in order per writing node; must not
+ * sleep.
+ */
+typedef void rdmalock_imm_fn(struct rdmalock_fabric *fabric, u32 node,
+			     u32 imm, void *ctx);
+
+struct rdmalock_imm_handler {
+	rdmalock_imm_fn *fn;
+	void *ctx;
+};
+
+int rdmalock_fabric_set_imm_handler(struct rdmalock_fabric *fabric,
+				    rdmalock_imm_fn *fn, void *ctx);
 int rdmalock_fabric_send(struct rdmalock_fabric *fabric, u32 node, u8 type,
 			 const void *payload, u32 len);
 
@@ -159,6 +175,20 @@ int rdmalock_fabric_create(const struct rdmalock_fabric_attr *attr,
 void rdmalock_fabric_destroy(struct rdmalock_fabric *fabric);
 
 size_t rdmalock_fabric_region_len(const struct rdmalock_fabric *fabric);
+void *rdmalock_fabric_local(struct rdmalock_fabric *fabric, u64 offset, u32 len);
+bool rdmalock_fabric_node_up(struct rdmalock_fabric *fabric, u32 node);
+
+/* Offsets, in every node's region, of the lock table and the descriptors. */
+static inline u64 rdmalock_table_offset(u32 slot)
+{
+	return RDMALOCK_REGION_SCRATCH_LEN + (u64)slot * RDMALOCK_SLOT_SIZE;
+}
+
+static inline u64 rdmalock_desc_offset(u32 locks_per_node, u32 desc)
+{
+	return rdmalock_table_offset(locks_per_node) +
+	       (u64)desc * RDMALOCK_SLOT_SIZE;
+}
 bool rdmalock_fabric_emulated(const struct rdmalock_fabric *fabric);
 void rdmalock_fabric_peer_status(struct rdmalock_fabric *fabric, u32 node,
 				 struct rdmalock_peer_status *st);
@@ -167,6 +197,8 @@ int rdmalock_fabric_read(struct rdmalock_fabric *fabric, u32 node, u64 offset,
 			 void *buf, u32 len);
 int rdmalock_fabric_write(struct rdmalock_fabric *fabric, u32 node, u64 offset,
 			  const void *buf, u32 len);
+int rdmalock_fabric_write_imm(struct rdmalock_fabric *fabric, u32 node,
+			      u64 offset, const void *buf, u32 len, u32 imm);
 int rdmalock_fabric_cas(struct rdmalock_fabric *fabric, u32 node, u64 offset,
 			u64 expected, u64 desired, u64 *old);
 int rdmalock_fabric_check_range(u64 region_len, u64 offset, u64 len, u64 align);

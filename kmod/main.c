@@ -29,6 +29,11 @@ module_param_named(heartbeat_timeout_ms, rdmalock_heartbeat_timeout_ms, uint, 06
 MODULE_PARM_DESC(heartbeat_timeout_ms,
 		 "A peer silent for this long (ms) is taken down (default 5000)");
 
+bool rdmalock_allow_broken;
+module_param_named(allow_broken, rdmalock_allow_broken, bool, 0444);
+MODULE_PARM_DESC(allow_broken,
+		 "Allow domains with the deliberately broken test-none and test-mixed locks, for the torture test's negative control (default no)");
+
 static int __init rdmalock_init(void)
 {
 	int ret;

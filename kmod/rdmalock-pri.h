@@ -34,6 +34,18 @@ void rdmalock_stats_exit(void);
 /* ftest.c: RDMALOCK_IOC_FABRIC_TEST. */
 int rdmalock_fabric_test(struct rdmalock_fabric_test *req);
 
+/* fdlocks.c: locks held by an open file. */
+int rdmalock_file_open(struct file *file);
+void rdmalock_file_release(struct file *file);
+long rdmalock_ioc_lock(struct file *file, void *arg);
+long rdmalock_ioc_unlock(struct file *file, void *arg);
+
+/* torture.c: RDMALOCK_IOC_RUN. */
+int rdmalock_run(struct rdmalock_run *req);
+
+/* main.c: test-only locks allowed */
+extern bool rdmalock_allow_broken;
+
 /* chardev.c: /dev/rdmalock. */
 int rdmalock_chardev_init(void);
 void rdmalock_chardev_exit(void);

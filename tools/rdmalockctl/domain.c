@@ -19,6 +19,8 @@ static const char * const algo_names[] = {
 	[RDMALOCK_ALGO_MCS] = "mcs",
 	[RDMALOCK_ALGO_SHIFTLOCK] = "shiftlock",
 	[RDMALOCK_ALGO_DSLR] = "dslr",
+	[RDMALOCK_ALGO_TEST_NONE] = "test-none",
+	[RDMALOCK_ALGO_TEST_MIXED] = "test-mixed",
 };
 
 static const char * const atomics_names[] = {
@@ -40,13 +42,14 @@ static const char * const peer_states[] = {
 	[RDMALOCK_PEER_UP] = "up",
 };
 
-static const char * const verb_names[RDMALOCK_VERB_MAX] = {
+const char * const verb_names[RDMALOCK_VERB_MAX] = {
 	[RDMALOCK_VERB_READ] = "read",
 	[RDMALOCK_VERB_WRITE] = "write",
 	[RDMALOCK_VERB_CAS] = "cas",
 	[RDMALOCK_VERB_FAA] = "faa",
 	[RDMALOCK_VERB_SEND] = "send",
 	[RDMALOCK_VERB_RECV] = "recv",
+	[RDMALOCK_VERB_WRITE_IMM] = "write_imm",
 };
 
 /* The index of @name in @names, or 0 (never a valid value) if absent. */
@@ -106,6 +109,8 @@ static int domain_create(int argc, char **argv)
 		{ "algo", required_argument, NULL, 'a' },
 		{ "locks-per-node", required_argument, NULL, 'k' },
 		{ "atomics", required_argument, NULL, 'x' },
+		{ "budget-local", required_argument, NULL, 'b' },
+		{ "budget-remote", required_argument, NULL, 'B' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct rdmalock_domain_create req = {
@@ -156,6 +161,16 @@ static int domain_create(int argc, char **argv)
 				fprintf(stderr, "rdmalockctl: unknown atomics mode '%s'\n", optarg);
 				return EXIT_USAGE;
 			}
+			break;
+		case 'b':
+			if (parse_u32(optarg, "local budget", RDMALOCK_ALOCK_BUDGET_MAX,
+				      &req.budget_local))
+				return EXIT_USAGE;
+			break;
+		case 'B':
+			if (parse_u32(optarg, "remote budget", RDMALOCK_ALOCK_BUDGET_MAX,
+				      &req.budget_remote))
+				return EXIT_USAGE;
 			break;
 		default:
 			return EXIT_USAGE;
@@ -224,7 +239,7 @@ static void print_peer(const struct rdmalock_peer_status *p, unsigned int self)
 
 		if (!s->posted)
 			continue;
-		printf("    %-5s posted %llu completed %llu failed %llu bytes %llu\n",
+		printf("    %-9s posted %llu completed %llu failed %llu bytes %llu\n",
 		       verb_names[v], (unsigned long long)s->posted,
 		       (unsigned long long)s->completed,
 		       (unsigned long long)s->failed, (unsigned long long)s->bytes);

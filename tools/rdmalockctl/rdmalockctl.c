@@ -5,9 +5,11 @@
  * Exit status: 0 on success, 1 when the kernel refused or failed the
  * request (the errno is printed), 2 on a usage error.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,13 +29,27 @@ static void print_usage(FILE *out)
 		"  version   ABI version and features of the loaded module\n"
 		"  status    RDMA devices (port state, atomics) and lock domains\n"
 		"  domain create NAME --node-id I --nodes ADDR0,ADDR1,...\n"
-		"                [--port P] [--algo alock|cas|mcs|shiftlock|dslr]\n"
-		"                [--locks-per-node K] [--atomics auto|native|emulated]\n"
+		"                [--port P] [--algo ALGO] [--locks-per-node K]\n"
+		"                [--atomics auto|native|emulated]\n"
+		"                [--budget-local N] [--budget-remote N]\n"
+		"            ALGO: alock|cas|mcs|shiftlock|dslr|test-none|test-mixed\n"
 		"  domain destroy NAME\n"
 		"  domain list\n"
 		"  domain status NAME\n"
 		"  fabric-test NAME pattern|faa-storm|cas-pingpong|read --target N\n"
 		"                [--threads T] [--iterations M] [--word W] [--async]\n"
+		"  lock NAME ID [--shared] [--timeout MS] [--try] [-- CMD [ARGS...]]\n"
+		"            hold the lock while CMD runs, or until end of input\n"
+		"  session   read lock, unlock and sleep commands from stdin, one a\n"
+		"            line, and run them on one open file:\n"
+		"              lock NAME ID [--shared] [--timeout MS] [--try]\n"
+		"              unlock NAME ID\n"
+		"              sleep MS\n"
+		"  torture NAME [--threads T] [--duration MS] [--locks N] [--local PCT]\n"
+		"                [--read PCT] [--zipf THETA] [--counts FILE]\n"
+		"  bench NAME [the options of torture]\n"
+		"  counters NAME --locks N [--counts FILE]\n"
+		"  counters-reset NAME --locks N\n"
 		"\n"
 		"options:\n"
 		"  -d, --device PATH   control device (default %s)\n"
@@ -60,19 +76,37 @@ int do_ioctl(int fd, unsigned long cmd, void *arg, const char *what)
 	return -1;
 }
 
-int parse_u32(const char *s, const char *what, unsigned int max, unsigned int *out)
+int parse_u64(const char *s, const char *what, unsigned long long min,
+	      unsigned long long max, unsigned long long *out)
 {
-	unsigned long v;
+	unsigned long long v;
 	char *end;
 
+	/* strtoull() would take " -1" as ULLONG_MAX: only digits may lead. */
 	errno = 0;
-	v = strtoul(s, &end, 0);
-	if (errno || end == s || *end || *s == '-' || v > max) {
-		fprintf(stderr, "rdmalockctl: bad %s '%s' (0 to %u)\n", what, s, max);
+	v = strtoull(s, &end, 0);
+	if (errno || end == s || *end || !isdigit((unsigned char)*s) || v < min || v > max) {
+		fprintf(stderr, "rdmalockctl: bad %s '%s' (%llu to %llu)\n", what, s, min, max);
 		return -1;
 	}
 	*out = v;
 	return 0;
+}
+
+int parse_u32_range(const char *s, const char *what, unsigned int min, unsigned int max,
+		    unsigned int *out)
+{
+	unsigned long long v;
+
+	if (parse_u64(s, what, min, max, &v))
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int parse_u32(const char *s, const char *what, unsigned int max, unsigned int *out)
+{
+	return parse_u32_range(s, what, 0, max, out);
 }
 
 int copy_name(char *dst, const char *name)
@@ -215,6 +249,12 @@ static const struct command {
 	{ "status", cmd_status, 0, 0 },
 	{ "domain", cmd_domain, 1, 64 },
 	{ "fabric-test", cmd_fabric_test, 2, 64 },
+	{ "lock", cmd_lock, 2, INT_MAX },
+	{ "session", cmd_session, 0, 0 },
+	{ "torture", cmd_run, 1, 64 },
+	{ "bench", cmd_run, 1, 64 },
+	{ "counters", cmd_run, 1, 64 },
+	{ "counters-reset", cmd_run, 1, 64 },
 };
 
 int main(int argc, char **argv)

@@ -23,7 +23,7 @@ esac
 # Keyed by the work tree too, so that two checkouts never share one.
 out=$RDMALOCK_CACHE/build/$(echo "$RDMALOCK_TOP" | sha256sum | cut -c1-12)/$target
 rm -rf "$out" && mkdir -p "$out"
-(cd "$RDMALOCK_TOP" && cp -a Kbuild kmod include uapi kunit "$out/")
+(cd "$RDMALOCK_TOP" && cp -a Kbuild kmod include uapi kunit samples "$out/")
 
 log="$out/build.log"
 if ! make "${make_args[@]}" M="$out" W=1 ${MODULE_MAKEFLAGS:+"$MODULE_MAKEFLAGS"} \

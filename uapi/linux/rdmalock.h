@@ -30,6 +30,7 @@
 /* Feature bits reported by RDMALOCK_IOC_VERSION. */
 #define RDMALOCK_FEAT_DEVICE_STATUS	_BITULL(0)
 #define RDMALOCK_FEAT_DOMAINS		_BITULL(1)
+#define RDMALOCK_FEAT_LOCKS		_BITULL(2)	/* LOCK, UNLOCK, RUN */
 
 /**
  * struct rdmalock_version - ABI version and features of the loaded module
@@ -148,6 +149,23 @@ struct rdmalock_status {
 #define RDMALOCK_ALGO_MCS		3
 #define RDMALOCK_ALGO_SHIFTLOCK		4
 #define RDMALOCK_ALGO_DSLR		5
+/*
+ * Deliberately broken locks, for the negative control of the torture
+ * test only; refused unless the module is loaded with allow_broken=1.
+ * NONE does not exclude at all; MIXED takes one word with CPU CAS on its
+ * home node and RDMA CAS from peers, which RDMA NICs do not make atomic.
+ */
+#define RDMALOCK_ALGO_TEST_NONE		100
+#define RDMALOCK_ALGO_TEST_MIXED	101
+
+/* ALock's default budgets (&rdmalock_domain_create.budget_local, _remote). */
+#define RDMALOCK_ALOCK_BUDGET_LOCAL	5
+#define RDMALOCK_ALOCK_BUDGET_REMOTE	20
+#define RDMALOCK_ALOCK_BUDGET_MAX	1000000
+
+/* Lock modes. Algorithms without a shared mode grant shared as exclusive. */
+#define RDMALOCK_MODE_EX		0
+#define RDMALOCK_MODE_SH		1
 
 /**
  * struct rdmalock_addr - the IP address of a node
@@ -179,6 +197,11 @@ struct rdmalock_addr {
  * @pad: must be zero
  * @nodes: every node's address, in the same order on every node; no
  *	duplicates
+ * @budget_local: ALock: hand-overs within the home node's cohort before
+ *	it must yield to waiting peers; 0 for %RDMALOCK_ALOCK_BUDGET_LOCAL.
+ *	Must be 0 for other algorithms.
+ * @budget_remote: ALock: the same for the peers' cohort; 0 for
+ *	%RDMALOCK_ALOCK_BUDGET_REMOTE
  * @reserved: must be zero
  *
  * Requires CAP_SYS_ADMIN. Returns once the node listens and its own
@@ -197,7 +220,9 @@ struct rdmalock_domain_create {
 	__u16 atomics;
 	__u16 pad[2];
 	struct rdmalock_addr nodes[RDMALOCK_MAX_NODES];
-	__u64 reserved[4];
+	__u32 budget_local;
+	__u32 budget_remote;
+	__u64 reserved[3];
 };
 
 /**
@@ -245,7 +270,9 @@ struct rdmalock_domain_list {
 #define RDMALOCK_VERB_SEND		4	/* messages sent */
 /* Messages received: posted, all that arrived; failed, the malformed. */
 #define RDMALOCK_VERB_RECV		5
-#define RDMALOCK_VERB_MAX		6
+/* RDMA WRITE with immediate: a write whose arrival wakes the target. */
+#define RDMALOCK_VERB_WRITE_IMM		6
+#define RDMALOCK_VERB_MAX		7
 
 /**
  * struct rdmalock_verb_stats - counters of one kind of verb to one peer
@@ -360,6 +387,127 @@ struct rdmalock_fabric_test {
 	__u64 reserved[2];
 };
 
+/* Flags of &rdmalock_lock_req. */
+#define RDMALOCK_LOCK_F_TRY		_BITUL(0)	/* do not wait */
+
+/**
+ * struct rdmalock_lock_req - take or release a lock for this open file
+ * @size: in: sizeof(struct rdmalock_lock_req)
+ * @flags: in: RDMALOCK_LOCK_F_*; must be zero for UNLOCK
+ * @name: in: NUL-terminated name of the domain
+ * @id: in: the lock's id
+ * @mode: in: RDMALOCK_MODE_*; ignored by UNLOCK
+ * @timeout_ms: in: give up after this long with -ETIMEDOUT; 0 waits until
+ *	the lock is granted, a fatal signal arrives (-EINTR) or the lock's
+ *	home node is lost (-ENOTCONN)
+ * @reserved: must be zero
+ *
+ * Locks belong to the open file: closing it releases every lock it
+ * still holds. A file holds a given (domain, id) at most once: LOCK of a
+ * held one fails with -EDEADLK, UNLOCK of one not held with -ENOENT.
+ * TRY that finds the lock taken fails with -EAGAIN.
+ */
+struct rdmalock_lock_req {
+	__u32 size;
+	__u32 flags;
+	char name[RDMALOCK_NAME_MAX];
+	__u64 id;
+	__u32 mode;
+	__u32 timeout_ms;
+	__u64 reserved[2];
+};
+
+/* Operations of &rdmalock_run.op. */
+#define RDMALOCK_RUN_TORTURE		1	/* run, checking exclusion */
+#define RDMALOCK_RUN_BENCH		2	/* run, measuring */
+#define RDMALOCK_RUN_COUNTERS		3	/* read the guarded counters */
+#define RDMALOCK_RUN_RESET		4	/* zero the guarded counters */
+
+/* Key distributions of &rdmalock_run.dist. */
+#define RDMALOCK_DIST_UNIFORM		0
+#define RDMALOCK_DIST_ZIPF		1
+
+#define RDMALOCK_RUN_MAX_THREADS	64
+#define RDMALOCK_RUN_MAX_LOCKS		65536
+#define RDMALOCK_RUN_MAX_MS		600000
+
+/**
+ * struct rdmalock_run - torture or benchmark the locks of a domain
+ * @size: in: sizeof(struct rdmalock_run)
+ * @flags: in: must be zero
+ * @name: in: NUL-terminated name of the domain
+ * @op: in: RDMALOCK_RUN_*
+ * @threads: in: TORTURE, BENCH: kernel threads, 1 to
+ *	%RDMALOCK_RUN_MAX_THREADS
+ * @duration_ms: in: TORTURE, BENCH: how long they run, 1 to
+ *	%RDMALOCK_RUN_MAX_MS
+ * @num_locks: in: the lock ids used are 0 to @num_locks - 1, 1 to
+ *	%RDMALOCK_RUN_MAX_LOCKS; no two may share a lock table slot
+ * @local_pct: in: percentage of acquisitions of locks homed on this node
+ * @read_pct: in: percentage of acquisitions in shared mode
+ * @dist: in: RDMALOCK_DIST_*: how a key is drawn among the local (or
+ *	remote) ones
+ * @pad0: must be zero
+ * @zipf_cdf: in: ZIPF: user address of @num_locks __u32, the cumulative
+ *	distribution of ranks scaled to 2^32 - 1, non-decreasing
+ * @counts: in: user address of @num_locks __u64, or 0. Out: TORTURE,
+ *	BENCH: this node's acquisitions of each lock; COUNTERS: the guarded
+ *	counter of each lock homed here (0 for the others)
+ * @acquisitions: out: locks taken and released by this node's threads
+ * @violations: out: TORTURE: acquisitions that found another owner, or
+ *	lost theirs, in the lock's owner word
+ * @errors: out: acquisitions that failed (timed out, node lost, ...)
+ * @first_error: out: the first negative errno of those, or 0
+ * @pad: zero
+ * @lat_p50_ns: out: median time from asking for a lock to holding it
+ * @lat_p99_ns: out: its 99th percentile
+ * @lat_p999_ns: out: its 99.9th percentile
+ * @lat_max_ns: out: its maximum
+ * @verbs: out: RDMA work requests this node posted during the run, by
+ *	RDMALOCK_VERB_* (heartbeats included in SEND)
+ * @cas_failed: out: compare-and-swaps (RDMA or CPU) that found another
+ *	value than expected
+ * @wall_ns: out: how long the run took
+ * @cpu_ns: out: CPU time the threads used, summed
+ * @reserved: must be zero
+ *
+ * Requires CAP_SYS_ADMIN. Each acquisition of TORTURE checks and sets the
+ * lock's owner word, then increments its guarded counter at the home
+ * node non-atomically (read, pause, write); when every node's run has
+ * ended, each counter must equal the acquisitions of its lock summed over
+ * the nodes. BENCH takes and releases locks with an empty critical
+ * section.
+ */
+struct rdmalock_run {
+	__u32 size;
+	__u32 flags;
+	char name[RDMALOCK_NAME_MAX];
+	__u32 op;
+	__u32 threads;
+	__u32 duration_ms;
+	__u32 num_locks;
+	__u32 local_pct;
+	__u32 read_pct;
+	__u32 dist;
+	__u32 pad0;
+	__u64 zipf_cdf;
+	__u64 counts;
+	__u64 acquisitions;
+	__u64 violations;
+	__u64 errors;
+	__s32 first_error;
+	__u32 pad;
+	__u64 lat_p50_ns;
+	__u64 lat_p99_ns;
+	__u64 lat_p999_ns;
+	__u64 lat_max_ns;
+	__u64 verbs[RDMALOCK_VERB_MAX];
+	__u64 cas_failed;
+	__u64 wall_ns;
+	__u64 cpu_ns;
+	__u64 reserved[4];
+};
+
 #define RDMALOCK_IOC_MAGIC	0xDA
 
 /* Read-only commands; any user who can open the device may issue them. */
@@ -377,5 +525,8 @@ struct rdmalock_fabric_test {
 	_IOWR(RDMALOCK_IOC_MAGIC, 0x11, struct rdmalock_domain_name)
 #define RDMALOCK_IOC_FABRIC_TEST \
 	_IOWR(RDMALOCK_IOC_MAGIC, 0x12, struct rdmalock_fabric_test)
+#define RDMALOCK_IOC_LOCK	_IOWR(RDMALOCK_IOC_MAGIC, 0x13, struct rdmalock_lock_req)
+#define RDMALOCK_IOC_UNLOCK	_IOWR(RDMALOCK_IOC_MAGIC, 0x14, struct rdmalock_lock_req)
+#define RDMALOCK_IOC_RUN	_IOWR(RDMALOCK_IOC_MAGIC, 0x15, struct rdmalock_run)
 
 #endif /* _UAPI_LINUX_RDMALOCK_H */

@@ -118,3 +118,65 @@ tap_kmemleak() {
 		tap_not_ok "no memory leaked (kmemleak)"
 	fi
 }
+
+# Torture helpers: every node runs the same torture of domain $1 at once.
+# Each publishes its acquisitions per lock through its httpd; the guarded
+# counter of every lock must then equal the sum over the nodes.
+
+# torture_round DOMAIN TAG TORTURE-ARGS...: reset this node's counters,
+# run the torture with the others, publish the counts. Fails on any
+# violation or error the torture reports.
+torture_round() {
+	local dom="$1" tag="$2" locks rc=0
+
+	shift 2
+	locks=$(echo "$*" | sed -n 's/.*--locks \([0-9]*\).*/\1/p')
+	rdmalockctl counters-reset "$dom" --locks "${locks:-1}" || return 1
+	barrier "reset-$tag" || return 1
+	rdmalockctl torture "$dom" --counts "/tmp/counts-$tag" "$@" || rc=1
+	mv "/tmp/counts-$tag" "/www/counts-$tag" 2>/dev/null || rc=1
+	barrier "done-$tag" || return 1
+	return $rc
+}
+
+# counters_exact DOMAIN TAG LOCKS: every lock homed here has a guarded
+# counter equal to its acquisitions summed over every node's published
+# counts (nodes in VMTEST_GONE are not asked).
+counters_exact() {
+	local dom="$1" tag="$2" locks="$3" p
+
+	cp "/www/counts-$tag" "/tmp/all-$tag"
+	for p in $(peers); do
+		case " ${VMTEST_GONE:-} " in *" $p "*) continue ;; esac
+		wget -q -O - "http://$(node_addr "$p")/counts-$tag" >>"/tmp/all-$tag" ||
+			return 1
+	done
+	rdmalockctl counters "$dom" --locks "$locks" --counts "/tmp/ctr-$tag" || return 1
+	awk -v n="$(num_nodes)" -v self="$VMTEST_NODE" '
+		FNR == NR { want[$1] += $2; next }
+		$1 % n == self {
+			checked++
+			if ($2 != want[$1]) {
+				printf "lock %s: counter %s, acquisitions %s\n", $1, $2, want[$1]
+				bad++
+			}
+		}
+		END { printf "%d locks homed here checked, %d wrong\n", checked, bad; exit bad > 0 }' \
+		"/tmp/all-$tag" "/tmp/ctr-$tag"
+}
+
+# verbs_posted DOMAIN: "VERB COUNT" for every verb this node posted, over
+# all peers.
+verbs_posted() {
+	rdmalockctl domain status "$1" |
+		awk '$2 == "posted" { s[$1] += $3 } END { for (v in s) print v, s[v] }'
+}
+
+# verb_delta BEFORE AFTER VERB: how many more VERB AFTER has.
+verb_delta() {
+	local a b
+
+	a=$(echo "$1" | awk -v v="$3" '$1 == v { print $2 }')
+	b=$(echo "$2" | awk -v v="$3" '$1 == v { print $2 }')
+	echo $((${b:-0} - ${a:-0}))
+}

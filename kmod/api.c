@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rdmalock: the exported lock API (include/rdmalock.h), over whichever
+ * algorithm the domain was created with.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/jiffies.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+
+#include "cluster.h"
+#include "locks.h"
+
+/**
+ * rdmalock_lock_init() - set up a lock handle that lives in the caller's memory
+ * @lk: the handle
+ * @dom: the domain, held by the caller for as long as @lk is used
+ * @id: the lock id
+ */
+void rdmalock_lock_init(struct rdmalock_lock *lk, struct rdmalock_domain *dom,
+			u64 id)
+{
+	u32 nodes = dom->attr.num_nodes;
+
+	lk->dom = dom;
+	lk->id = id;
+	lk->home = do_div(id, nodes);
+	lk->slot_off = rdmalock_table_offset(do_div(id, dom->attr.locks_per_node));
+	lk->w = NULL;
+}
+
+/**
+ * rdmalock_lock_get() - a handle on a lock of a domain
+ * @dom: the domain, from rdmalock_domain_get()
+ * @id: the lock's id; its home node is @id modulo the number of nodes
+ *
+ * A handle is one holder's hold on one lock: a task that holds several
+ * locks uses a handle for each, and tasks that want the same lock each use
+ * their own. It holds a reference to @dom until rdmalock_lock_put().
+ *
+ * Context: process context.
+ * Return: the handle, or ERR_PTR(-ENOMEM).
+ */
+struct rdmalock_lock *rdmalock_lock_get(struct rdmalock_domain *dom, u64 id)
+{
+	struct rdmalock_lock *lk = kzalloc(sizeof(*lk), GFP_KERNEL);
+
+	if (!lk)
+		return ERR_PTR(-ENOMEM);
+	kref_get(&dom->ref);
+	rdmalock_lock_init(lk, dom, id);
+	return lk;
+}
+EXPORT_SYMBOL_GPL(rdmalock_lock_get);
+
+/**
+ * rdmalock_lock_put() - free a handle from rdmalock_lock_get()
+ * @lk: the handle; it must not hold its lock (if it does, that is a bug,
+ *	warned about, and the lock is released)
+ *
+ * Context: process context; may sleep.
+ */
+void rdmalock_lock_put(struct rdmalock_lock *lk)
+{
+	if (WARN_ON_ONCE(lk->w))
+		rdmalock_unlock(lk);
+	rdmalock_domain_put(lk->dom);
+	kfree(lk);
+}
+EXPORT_SYMBOL_GPL(rdmalock_lock_put);
+
+static int rdmalock_acquire(struct rdmalock_lock *lk, unsigned int mode,
+			    const struct rdmalock_how *how)
+{
+	struct rdmalock_lockspace *ls = lk->dom->ls;
+	struct rdmalock_waiter *w;
+	int ret;
+
+	if (mode > RDMALOCK_MODE_SH)
+		return -EINVAL;
+	if (lk->w)
+		return -EBUSY;
+	if (lk->home != ls->self && !rdmalock_fabric_node_up(ls->fabric, lk->home))
+		return -ENOTCONN;
+	w = rdmalock_desc_alloc(ls);
+	if (!w) {
+		pr_err_ratelimited("%s: all %u queue descriptors are in use\n",
+				   lk->dom->attr.name, RDMALOCK_DESC_COUNT);
+		return -EAGAIN;
+	}
+	w->home = lk->home;
+	w->slot_off = lk->slot_off;
+	/* On failure the algorithm has ended the acquisition itself. */
+	ret = ls->algo->acquire(ls, w, how);
+	if (ret)
+		return ret;
+	atomic64_inc(&ls->acquisitions);
+	lk->w = w;
+	return 0;
+}
+
+/**
+ * rdmalock_lock() - take a lock, sleeping until it is granted
+ * @lk: the handle
+ * @mode: RDMALOCK_MODE_EX or RDMALOCK_MODE_SH; algorithms without a shared
+ *	mode (alock, cas, mcs) grant shared as exclusive
+ *
+ * Waiters sleep; so may the holder, in its critical section.
+ *
+ * Context: process context; sleeps, not interruptibly.
+ * Return: 0; -ENOTCONN when the lock's home node, or the node of the
+ * waiter queued before this one, is lost; -EINVAL for a bad mode; -EBUSY
+ * when @lk already holds its lock; -EAGAIN when this node has
+ * RDMALOCK_DESC_COUNT acquisitions under way already.
+ */
+int rdmalock_lock(struct rdmalock_lock *lk, unsigned int mode)
+{
+	return rdmalock_acquire(lk, mode, &rdmalock_forever);
+}
+EXPORT_SYMBOL_GPL(rdmalock_lock);
+
+/**
+ * rdmalock_lock_killable() - take a lock unless a fatal signal comes first
+ * @lk: the handle
+ * @mode: as for rdmalock_lock()
+ *
+ * Context: process context; sleeps.
+ * Return: as rdmalock_lock(), or -EINTR.
+ */
+int rdmalock_lock_killable(struct rdmalock_lock *lk, unsigned int mode)
+{
+	static const struct rdmalock_how killable = { .killable = true };
+
+	return rdmalock_acquire(lk, mode, &killable);
+}
+EXPORT_SYMBOL_GPL(rdmalock_lock_killable);
+
+/**
+ * rdmalock_lock_timeout() - take a lock unless @timeout passes first
+ * @lk: the handle
+ * @mode: as for rdmalock_lock()
+ * @timeout: in jiffies
+ *
+ * Context: process context; sleeps.
+ * Return: as rdmalock_lock(), or -ETIMEDOUT.
+ */
+int rdmalock_lock_timeout(struct rdmalock_lock *lk, unsigned int mode,
+			  unsigned long timeout)
+{
+	struct rdmalock_how how = {
+		.deadline = jiffies + timeout,
+		.timed = true,
+	};
+
+	return rdmalock_acquire(lk, mode, &how);
+}
+EXPORT_SYMBOL_GPL(rdmalock_lock_timeout);
+
+/**
+ * rdmalock_trylock() - take a lock if that needs no waiting
+ * @lk: the handle
+ * @mode: as for rdmalock_lock()
+ *
+ * It still takes RDMA round trips when the lock is homed elsewhere.
+ *
+ * Context: process context; sleeps.
+ * Return: as rdmalock_lock(), or -EAGAIN when the lock is taken.
+ */
+int rdmalock_trylock(struct rdmalock_lock *lk, unsigned int mode)
+{
+	static const struct rdmalock_how try = { .try = true };
+
+	return rdmalock_acquire(lk, mode, &try);
+}
+EXPORT_SYMBOL_GPL(rdmalock_trylock);
+
+/**
+ * rdmalock_unlock() - release a lock taken through @lk
+ * @lk: the handle
+ *
+ * If the home node is lost meanwhile, the release fails, which is logged;
+ * the handle is free again all the same.
+ *
+ * Context: process context; sleeps.
+ */
+void rdmalock_unlock(struct rdmalock_lock *lk)
+{
+	struct rdmalock_waiter *w = lk->w;
+	struct rdmalock_lockspace *ls = lk->dom->ls;
+	int ret;
+
+	if (WARN_ON_ONCE(!w))
+		return;
+	lk->w = NULL;
+	ret = ls->algo->release(ls, w);
+	if (ret) {
+		pr_err_ratelimited("%s: lock %llu: release failed: %d\n",
+				   lk->dom->attr.name, lk->id, ret);
+		w->lost = true;
+	}
+	rdmalock_desc_free(ls, w);
+}
+EXPORT_SYMBOL_GPL(rdmalock_unlock);

@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rdmalock: locks held by an open file of /dev/rdmalock
+ * (RDMALOCK_IOC_LOCK and _UNLOCK), released when the file is closed.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/jiffies.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/slab.h>
+
+#include "cluster.h"
+#include "locks.h"
+#include "rdmalock-pri.h"
+
+struct rdmalock_held {
+	struct list_head entry;
+	struct rdmalock_lock lk;
+};
+
+/*
+ * What an open file holds. The mutex is not held while a LOCK waits, so
+ * that another thread can UNLOCK meanwhile; a pending LOCK is on no list.
+ */
+struct rdmalock_file {
+	struct mutex lock;
+	struct list_head held;
+};
+
+/**
+ * rdmalock_file_open() - set up an open file's lock list
+ * @file: the file
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int rdmalock_file_open(struct file *file)
+{
+	struct rdmalock_file *f = kzalloc(sizeof(*f), GFP_KERNEL);
+
+	if (!f)
+		return -ENOMEM;
+	mutex_init(&f->lock);
+	INIT_LIST_HEAD(&f->held);
+	file->private_data = f;
+	return 0;
+}
+
+static void rdmalock_held_free(struct rdmalock_held *h)
+{
+	rdmalock_unlock(&h->lk);
+	rdmalock_domain_put(h->lk.dom);
+	kfree(h);
+}
+
+/**
+ * rdmalock_file_release() - release every lock an open file still holds
+ * @file: the file, being closed
+ */
+void rdmalock_file_release(struct file *file)
+{
+	struct rdmalock_file *f = file->private_data;
+	struct rdmalock_held *h, *tmp;
+
+	list_for_each_entry_safe(h, tmp, &f->held, entry)
+		rdmalock_held_free(h);
+	mutex_destroy(&f->lock);
+	kfree(f);
+}
+
+/* Under f->lock. */
+static struct rdmalock_held *rdmalock_file_find(struct rdmalock_file *f,
+						const char *name, u64 id)
+{
+	struct rdmalock_held *h;
+
+	list_for_each_entry(h, &f->held, entry)
+		if (h->lk.id == id &&
+		    !strncmp(h->lk.dom->attr.name, name, RDMALOCK_NAME_MAX))
+			return h;
+	return NULL;
+}
+
+static int rdmalock_file_lock(struct rdmalock_lock *lk,
+			      const struct rdmalock_lock_req *req)
+{
+	if (req->flags & RDMALOCK_LOCK_F_TRY)
+		return rdmalock_trylock(lk, req->mode);
+	if (req->timeout_ms)
+		return rdmalock_lock_timeout(lk, req->mode,
+					     msecs_to_jiffies(req->timeout_ms));
+	return rdmalock_lock_killable(lk, req->mode);
+}
+
+/**
+ * rdmalock_ioc_lock() - RDMALOCK_IOC_LOCK
+ * @file: the open file that will hold the lock
+ * @arg: &struct rdmalock_lock_req
+ *
+ * Return: 0, -EINVAL, -ENOENT (no such domain), -EDEADLK (held by this
+ * file), or the lock's errors.
+ */
+long rdmalock_ioc_lock(struct file *file, void *arg)
+{
+	struct rdmalock_file *f = file->private_data;
+	struct rdmalock_lock_req *req = arg;
+	struct rdmalock_domain *dom;
+	struct rdmalock_held *h;
+	bool busy;
+	int ret;
+
+	if ((req->flags & ~RDMALOCK_LOCK_F_TRY) || req->mode > RDMALOCK_MODE_SH ||
+	    memchr_inv(req->reserved, 0, sizeof(req->reserved)) ||
+	    strnlen(req->name, RDMALOCK_NAME_MAX) == RDMALOCK_NAME_MAX)
+		return -EINVAL;
+	mutex_lock(&f->lock);
+	busy = rdmalock_file_find(f, req->name, req->id);
+	mutex_unlock(&f->lock);
+	if (busy)
+		return -EDEADLK;
+	dom = rdmalock_domain_get(req->name);
+	if (!dom)
+		return -ENOENT;
+	h = kzalloc(sizeof(*h), GFP_KERNEL);
+	if (!h) {
+		rdmalock_domain_put(dom);
+		return -ENOMEM;
+	}
+	rdmalock_lock_init(&h->lk, dom, req->id);
+	ret = rdmalock_file_lock(&h->lk, req);
+	if (ret) {
+		rdmalock_domain_put(dom);
+		kfree(h);
+		return ret;
+	}
+	mutex_lock(&f->lock);
+	list_add_tail(&h->entry, &f->held);
+	mutex_unlock(&f->lock);
+	return 0;
+}
+
+/**
+ * rdmalock_ioc_unlock() - RDMALOCK_IOC_UNLOCK
+ * @file: the open file that holds the lock
+ * @arg: &struct rdmalock_lock_req
+ *
+ * Return: 0, -EINVAL, or -ENOENT when this file does not hold it.
+ */
+long rdmalock_ioc_unlock(struct file *file, void *arg)
+{
+	struct rdmalock_file *f = file->private_data;
+	struct rdmalock_lock_req *req = arg;
+	struct rdmalock_held *h;
+
+	if (req->flags || memchr_inv(req->reserved, 0, sizeof(req->reserved)) ||
+	    strnlen(req->name, RDMALOCK_NAME_MAX) == RDMALOCK_NAME_MAX)
+		return -EINVAL;
+	mutex_lock(&f->lock);
+	h = rdmalock_file_find(f, req->name, req->id);
+	if (h)
+		list_del(&h->entry);
+	mutex_unlock(&f->lock);
+	if (!h)
+		return -ENOENT;
+	rdmalock_held_free(h);
+	return 0;
+}

@@ -1,0 +1,208 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * rdmalock lock layer: what the lock algorithms share.
+ *
+ * Every acquisition, of any algorithm, owns a queue descriptor from this
+ * node's pool for as long as it waits and holds: a 64-byte slot of the
+ * registered region that peers may write (struct rdmalock_waiter is its
+ * CPU-side twin, in ordinary memory). A descriptor is named across the
+ * domain by an encoded pointer, which the queue locks store in their
+ * tail words. A successor links itself to its predecessor by writing the
+ * predecessor's NEXT word, and a predecessor hands the lock over by
+ * writing its successor's BUDGET word; either write is an event for the
+ * descriptor's owner, which is sleeping, and wakes it: an RDMA WRITE with
+ * immediate from another node, or a store and a wake-up on this one.
+ */
+#ifndef RDMALOCK_LOCKS_H
+#define RDMALOCK_LOCKS_H
+
+#include <linux/atomic.h>
+#include <linux/bitmap.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+
+#include "fabric.h"
+
+/* Words of a descriptor. */
+#define RDMALOCK_DESC_BUDGET	0	/* s64: -1 while waiting, then handed over */
+#define RDMALOCK_DESC_NEXT	8	/* encoded pointer to the successor */
+
+/* Words of a lock's table slot that every algorithm leaves to the torture. */
+#define RDMALOCK_SLOT_OWNER	48
+#define RDMALOCK_SLOT_COUNTER	56
+
+/* Events of a descriptor, bits of &rdmalock_waiter.events. */
+#define RDMALOCK_EV_GRANT	0	/* BUDGET was written: the lock is ours */
+#define RDMALOCK_EV_LINK	1	/* NEXT was written: a successor queued */
+
+/* &rdmalock_waiter.state */
+#define RDMALOCK_W_WAITING	0
+#define RDMALOCK_W_GRANTED	1
+#define RDMALOCK_W_ABANDONED	2	/* its caller left; the grant passes it on */
+
+#define RDMALOCK_NO_NODE	U32_MAX
+
+struct rdmalock_lockspace;
+
+/**
+ * struct rdmalock_waiter - one acquisition, and its descriptor
+ * @ls: the lockspace
+ * @idx: the descriptor's index in the pool
+ * @gen: bumped at each allocation; stale events are ignored
+ * @events: RDMALOCK_EV_* that happened to this acquisition
+ * @state: RDMALOCK_W_*
+ * @wq: where its owner sleeps
+ * @abandon_work: passes on a grant that arrived after its caller left
+ * @me: the descriptor's encoded pointer
+ * @home: the lock's home node
+ * @slot_off: the lock's slot, as an offset in the home node's region
+ * @watch: a node, other than @home, whose loss dooms the wait
+ * @budget: ALock: the budget this holder passes on, less one
+ * @local: ALock: this acquisition is in the home node's cohort
+ * @lost: its descriptor may still be named by a broken queue: never reuse
+ */
+struct rdmalock_waiter {
+	struct rdmalock_lockspace *ls;
+	u32 idx;
+	u32 gen;
+	unsigned long events;
+	atomic_t state;
+	wait_queue_head_t wq;
+	struct work_struct abandon_work;
+	u64 me;
+	u32 home;
+	u64 slot_off;
+	u32 watch;
+	s64 budget;
+	bool local;
+	bool lost;
+};
+
+/**
+ * struct rdmalock_how - how an acquisition may wait
+ * @deadline: jiffies after which it gives up, if @timed
+ * @timed: it has a deadline
+ * @killable: a fatal signal ends it
+ * @try: it must not wait at all
+ */
+struct rdmalock_how {
+	unsigned long deadline;
+	bool timed;
+	bool killable;
+	bool try;
+};
+
+/**
+ * struct rdmalock_algo - a lock algorithm
+ * @name: for logs
+ * @acquire: take the lock for @w. On failure the descriptor is freed by
+ *	the caller unless @w is abandoned (its grant will be passed on) or
+ *	lost. Process context.
+ * @release: release it, or pass on a grant nobody wants. Process context.
+ */
+struct rdmalock_algo {
+	const char *name;
+	int (*acquire)(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w,
+		       const struct rdmalock_how *how);
+	int (*release)(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w);
+};
+
+extern const struct rdmalock_algo rdmalock_alock_algo;
+extern const struct rdmalock_algo rdmalock_cas_algo;
+extern const struct rdmalock_algo rdmalock_mcs_algo;
+extern const struct rdmalock_algo rdmalock_test_none_algo;
+extern const struct rdmalock_algo rdmalock_test_mixed_algo;
+
+/**
+ * struct rdmalock_lockspace - the lock state of one domain on this node
+ * @fabric: the domain's fabric
+ * @algo: the domain's algorithm
+ * @self: this node's id
+ * @num_nodes: nodes in the domain
+ * @locks_per_node: lock table slots per node
+ * @budget_local: ALock's budget for the home node's cohort
+ * @budget_remote: ALock's budget for the peers' cohort
+ * @wq: runs abandoned acquisitions' hand-overs
+ * @stop_lock: orders queueing on @wq with its destruction
+ * @stopping: the domain is going; queue nothing more
+ * @pool_lock: protects @used
+ * @used: descriptors allocated
+ * @acquisitions: locks granted on this node
+ * @cas_failed: compare-and-swaps that found another value
+ * @lost: descriptors given up for good
+ * @waiters: one per descriptor
+ */
+struct rdmalock_lockspace {
+	struct rdmalock_fabric *fabric;
+	const struct rdmalock_algo *algo;
+	u32 self;
+	u32 num_nodes;
+	u32 locks_per_node;
+	u32 budget_local;
+	u32 budget_remote;
+	struct workqueue_struct *wq;
+	spinlock_t stop_lock;
+	bool stopping;
+	spinlock_t pool_lock;
+	DECLARE_BITMAP(used, RDMALOCK_DESC_COUNT);
+	atomic64_t acquisitions;
+	atomic64_t cas_failed;
+	atomic_t lost;
+	struct rdmalock_waiter waiters[RDMALOCK_DESC_COUNT];
+};
+
+/* lockspace.c */
+int rdmalock_lockspace_create(struct rdmalock_fabric *fabric,
+			      const struct rdmalock_fabric_attr *attr, u32 algo,
+			      u32 budget_local, u32 budget_remote,
+			      struct rdmalock_lockspace **lsp);
+void rdmalock_lockspace_stop(struct rdmalock_lockspace *ls);
+void rdmalock_lockspace_free(struct rdmalock_lockspace *ls);
+struct rdmalock_waiter *rdmalock_desc_alloc(struct rdmalock_lockspace *ls);
+void rdmalock_desc_free(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w);
+u64 *rdmalock_desc_word(struct rdmalock_lockspace *ls, u32 idx, u32 word);
+u64 *rdmalock_slot_word(struct rdmalock_lockspace *ls, u64 slot_off, u32 word);
+int rdmalock_desc_signal(struct rdmalock_lockspace *ls, u64 ptr,
+			 unsigned int event, s64 val, bool via_nic);
+int rdmalock_wait_event(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w,
+			unsigned int event, const struct rdmalock_how *how);
+int rdmalock_wait_cancel(struct rdmalock_lockspace *ls,
+			 struct rdmalock_waiter *w, int err);
+int rdmalock_pass_on(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w,
+		     s64 granted, int err);
+int rdmalock_acq_fail(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w,
+		      int err);
+bool rdmalock_gave_up(int err);
+int rdmalock_backoff(const struct rdmalock_how *how, unsigned int *us,
+		     unsigned int max_us);
+int rdmalock_cas(struct rdmalock_lockspace *ls, u32 node, u64 off, u64 expected,
+		 u64 desired, u64 *old);
+void rdmalock_event(struct rdmalock_lockspace *ls, u32 idx, u32 gen,
+		    unsigned int event);
+extern const struct rdmalock_how rdmalock_forever;
+
+int rdmalock_desc_decode(u64 ptr, u32 num_nodes, u32 *node, u32 *idx, u32 *gen);
+#if IS_ENABLED(CONFIG_KUNIT)
+u64 rdmalock_desc_encode(u32 node, u32 idx, u32 gen);
+u32 rdmalock_imm_encode(unsigned int event, u32 idx, u32 gen);
+void rdmalock_imm_decode(u32 imm, unsigned int *event, u32 *idx, u32 *gen);
+bool rdmalock_alock_must_wait(u64 other_tail, u64 victim, u64 us);
+#endif
+
+/* caslock.c: the CAS spinlock's loop, shared with its broken variant. */
+int rdmalock_cas_spin(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w,
+		      const struct rdmalock_how *how, bool cpu_at_home);
+
+/* rqueue.c: an MCS queue whose tail peers swap with RDMA CAS. */
+int rdmalock_rqueue_enqueue(struct rdmalock_lockspace *ls,
+			    struct rdmalock_waiter *w, u64 tail_off,
+			    const struct rdmalock_how *how, u64 *pred);
+int rdmalock_rqueue_wait(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w,
+			 u64 pred, bool shortcut, const struct rdmalock_how *how,
+			 s64 *granted);
+int rdmalock_rqueue_release(struct rdmalock_lockspace *ls,
+			    struct rdmalock_waiter *w, u64 tail_off,
+			    bool shortcut, s64 pass);
+
+#endif /* RDMALOCK_LOCKS_H */

@@ -1,0 +1,557 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rdmalock lock layer: the descriptor pool of a domain, the events that
+ * wake an acquisition, and how acquisitions wait and give up.
+ *
+ * Giving up. An acquisition that stops waiting (timeout, fatal signal,
+ * lost node) may still be in a queue, where a predecessor is about to hand
+ * it the lock. It marks itself abandoned; whichever of it and the grant
+ * comes second passes the lock on, so the queue never stalls on a waiter
+ * that left. Passing on never lets the next waiter skip arbitration it
+ * would otherwise do: it hands over the budget it received, less one, and
+ * at least a budget of 0, which makes an ALock successor win Peterson's
+ * lock before it enters.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/bitfield.h>
+#include <linux/delay.h>
+#include <linux/jiffies.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+
+#include "locks.h"
+#include "rdmalock-pri.h"
+
+/* How long a waiter spins on its event before it sleeps. */
+#define RDMALOCK_SPIN_LOOPS		200
+/* A sleeping waiter checks that the nodes it depends on live this often. */
+#define RDMALOCK_WATCH_SLICE		(HZ / 10)
+
+#define RDMALOCK_PTR_NODE		GENMASK_ULL(63, 48)
+#define RDMALOCK_PTR_GEN		GENMASK_ULL(47, 16)
+#define RDMALOCK_PTR_IDX		GENMASK_ULL(15, 0)
+#define RDMALOCK_IMM_EVENT		BIT(31)
+#define RDMALOCK_IMM_GEN		GENMASK(30, 10)
+#define RDMALOCK_IMM_IDX		GENMASK(9, 0)
+
+static_assert(RDMALOCK_DESC_COUNT <= RDMALOCK_IMM_IDX + 1);
+
+const struct rdmalock_how rdmalock_forever;
+
+/**
+ * rdmalock_desc_encode() - name a descriptor across the domain
+ * @node: the node whose pool it is in
+ * @idx: its index there
+ * @gen: its allocation's generation
+ *
+ * Return: a pointer for a queue's tail or a NEXT word; never 0, which is
+ * the null pointer.
+ */
+VISIBLE_IF_KUNIT u64 rdmalock_desc_encode(u32 node, u32 idx, u32 gen)
+{
+	return FIELD_PREP(RDMALOCK_PTR_NODE, node + 1) |
+	       FIELD_PREP(RDMALOCK_PTR_GEN, gen) |
+	       FIELD_PREP(RDMALOCK_PTR_IDX, idx);
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_desc_encode);
+
+/**
+ * rdmalock_desc_decode() - check and take apart a descriptor pointer
+ * @ptr: the pointer, as read from a tail or NEXT word
+ * @num_nodes: nodes in the domain
+ * @node: set to its node
+ * @idx: set to its index
+ * @gen: set to its generation
+ *
+ * Return: 0, or -EINVAL for null or a node or index out of range.
+ */
+int rdmalock_desc_decode(u64 ptr, u32 num_nodes, u32 *node, u32 *idx, u32 *gen)
+{
+	u32 n = FIELD_GET(RDMALOCK_PTR_NODE, ptr);
+
+	*idx = FIELD_GET(RDMALOCK_PTR_IDX, ptr);
+	*gen = FIELD_GET(RDMALOCK_PTR_GEN, ptr);
+	if (!n || n > num_nodes || *idx >= RDMALOCK_DESC_COUNT)
+		return -EINVAL;
+	*node = n - 1;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_desc_decode);
+
+/**
+ * rdmalock_imm_encode() - the immediate of a write that signals an event
+ * @event: RDMALOCK_EV_*
+ * @idx: the target descriptor
+ * @gen: its generation; only the low bits travel
+ *
+ * Return: the 32-bit immediate.
+ */
+VISIBLE_IF_KUNIT u32 rdmalock_imm_encode(unsigned int event, u32 idx, u32 gen)
+{
+	return (event == RDMALOCK_EV_LINK ? RDMALOCK_IMM_EVENT : 0) |
+	       FIELD_PREP(RDMALOCK_IMM_GEN, gen & FIELD_MAX(RDMALOCK_IMM_GEN)) |
+	       FIELD_PREP(RDMALOCK_IMM_IDX, idx);
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_imm_encode);
+
+/**
+ * rdmalock_imm_decode() - take apart an immediate from rdmalock_imm_encode()
+ * @imm: the immediate
+ * @event: set to its event
+ * @idx: set to its descriptor
+ * @gen: set to the low bits of the generation
+ */
+VISIBLE_IF_KUNIT void rdmalock_imm_decode(u32 imm, unsigned int *event,
+					  u32 *idx, u32 *gen)
+{
+	*event = imm & RDMALOCK_IMM_EVENT ? RDMALOCK_EV_LINK : RDMALOCK_EV_GRANT;
+	*idx = FIELD_GET(RDMALOCK_IMM_IDX, imm);
+	*gen = FIELD_GET(RDMALOCK_IMM_GEN, imm);
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_imm_decode);
+
+u64 *rdmalock_desc_word(struct rdmalock_lockspace *ls, u32 idx, u32 word)
+{
+	return rdmalock_fabric_local(ls->fabric,
+				     rdmalock_desc_offset(ls->locks_per_node, idx) + word,
+				     sizeof(u64));
+}
+
+u64 *rdmalock_slot_word(struct rdmalock_lockspace *ls, u64 slot_off, u32 word)
+{
+	return rdmalock_fabric_local(ls->fabric, slot_off + word, sizeof(u64));
+}
+
+static void rdmalock_queue_abandoned(struct rdmalock_lockspace *ls,
+				     struct rdmalock_waiter *w)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&ls->stop_lock, flags);
+	if (!ls->stopping)
+		queue_work(ls->wq, &w->abandon_work);
+	spin_unlock_irqrestore(&ls->stop_lock, flags);
+}
+
+/**
+ * rdmalock_event() - an event happened to one of this node's descriptors
+ * @ls: the lockspace
+ * @idx: the descriptor
+ * @gen: the generation the event was meant for (low bits suffice)
+ * @event: RDMALOCK_EV_*
+ *
+ * The word that goes with the event is in place before this is called.
+ *
+ * Context: any; softirq for events that came over the network.
+ */
+void rdmalock_event(struct rdmalock_lockspace *ls, u32 idx, u32 gen,
+		    unsigned int event)
+{
+	struct rdmalock_waiter *w = &ls->waiters[idx];
+	u32 mask = FIELD_MAX(RDMALOCK_IMM_GEN);
+
+	if ((READ_ONCE(w->gen) & mask) != (gen & mask)) {
+		pr_warn_ratelimited("descriptor %u: event %u for an old acquisition\n",
+				    idx, event);
+		return;
+	}
+	/* The word was written before the bit; readers test the bit first. */
+	smp_mb__before_atomic();
+	set_bit(event, &w->events);
+	smp_mb__after_atomic();
+	if (event == RDMALOCK_EV_GRANT &&
+	    atomic_cmpxchg(&w->state, RDMALOCK_W_WAITING,
+			   RDMALOCK_W_GRANTED) == RDMALOCK_W_ABANDONED)
+		rdmalock_queue_abandoned(ls, w);
+	else
+		wake_up(&w->wq);
+}
+
+static void rdmalock_imm(struct rdmalock_fabric *fabric, u32 node, u32 imm,
+			 void *ctx)
+{
+	struct rdmalock_lockspace *ls = ctx;
+	unsigned int event;
+	u32 idx, gen;
+
+	rdmalock_imm_decode(imm, &event, &idx, &gen);
+	if (idx >= RDMALOCK_DESC_COUNT) {
+		pr_err_ratelimited("node %u: event for descriptor %u, out of range\n",
+				   node, idx);
+		return;
+	}
+	rdmalock_event(ls, idx, gen, event);
+}
+
+/**
+ * rdmalock_desc_signal() - write a descriptor's word and wake its owner
+ * @ls: the lockspace
+ * @ptr: the descriptor, wherever it is
+ * @event: RDMALOCK_EV_GRANT writes its BUDGET word, _LINK its NEXT word
+ * @val: the value written
+ * @via_nic: even when the descriptor is on this node, go through the NIC
+ *	(the baselines do, as the papers' competitors did)
+ *
+ * Context: process context; sleeps until a write to a peer completes.
+ * Return: 0, -EIO for a corrupt pointer, or the write's error.
+ */
+int rdmalock_desc_signal(struct rdmalock_lockspace *ls, u64 ptr,
+			 unsigned int event, s64 val, bool via_nic)
+{
+	u32 word = event == RDMALOCK_EV_GRANT ? RDMALOCK_DESC_BUDGET : RDMALOCK_DESC_NEXT;
+	u32 node, idx, gen;
+
+	if (rdmalock_desc_decode(ptr, ls->num_nodes, &node, &idx, &gen)) {
+		pr_err_ratelimited("corrupt queue pointer %#llx\n", ptr);
+		return -EIO;
+	}
+	if (node == ls->self && !via_nic) {
+		WRITE_ONCE(*rdmalock_desc_word(ls, idx, word), val);
+		rdmalock_event(ls, idx, gen, event);
+		return 0;
+	}
+	return rdmalock_fabric_write_imm(ls->fabric, node,
+					 rdmalock_desc_offset(ls->locks_per_node, idx) + word,
+					 &val, sizeof(val),
+					 rdmalock_imm_encode(event, idx, gen));
+}
+
+static bool rdmalock_node_alive(struct rdmalock_lockspace *ls, u32 node)
+{
+	return node == RDMALOCK_NO_NODE || node == ls->self ||
+	       rdmalock_fabric_node_up(ls->fabric, node);
+}
+
+/**
+ * rdmalock_wait_event() - wait for an event of this acquisition
+ * @ls: the lockspace
+ * @w: the acquisition
+ * @event: RDMALOCK_EV_*
+ * @how: its deadline and whether signals end it
+ *
+ * Spins briefly, then sleeps until the event wakes it.
+ *
+ * Context: process context.
+ * Return: 0 when the event happened; -ETIMEDOUT, -EINTR, or -ENOTCONN
+ * when the lock's home node or @w->watch was lost.
+ */
+int rdmalock_wait_event(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w,
+			unsigned int event, const struct rdmalock_how *how)
+{
+	unsigned int i;
+	long slice, ret;
+
+	for (i = 0; i < RDMALOCK_SPIN_LOOPS; i++) {
+		if (test_bit(event, &w->events))
+			goto happened;
+		cpu_relax();
+	}
+	for (;;) {
+		slice = RDMALOCK_WATCH_SLICE;
+		if (how->timed) {
+			slice = min_t(long, slice, (long)(how->deadline - jiffies));
+			if (slice <= 0)
+				return -ETIMEDOUT;
+		}
+		if (how->killable) {
+			ret = wait_event_killable_timeout(w->wq,
+							  test_bit(event, &w->events),
+							  slice);
+			if (ret < 0)
+				return -EINTR;
+		} else {
+			wait_event_timeout(w->wq, test_bit(event, &w->events), slice);
+		}
+		if (test_bit(event, &w->events))
+			goto happened;
+		if (!rdmalock_node_alive(ls, w->home) ||
+		    !rdmalock_node_alive(ls, w->watch))
+			return -ENOTCONN;
+	}
+happened:
+	/* Pairs with rdmalock_event(): the word is read after the bit. */
+	smp_rmb();
+	return 0;
+}
+
+/**
+ * rdmalock_gave_up() - did an acquisition stop by choice, not by failure?
+ * @err: what ended it
+ *
+ * Return: true for a timeout, a signal or a trylock that found the lock
+ * taken: the lock's state is known, and the caller can put it back.
+ */
+bool rdmalock_gave_up(int err)
+{
+	return err == -ETIMEDOUT || err == -EINTR || err == -EAGAIN;
+}
+
+/**
+ * rdmalock_acq_fail() - end an acquisition that is in no queue
+ * @ls: the lockspace
+ * @w: the acquisition
+ * @err: why; a failed verb leaves it unknown whether the acquisition was
+ *	published, so its descriptor is never reused
+ *
+ * Return: @err.
+ */
+int rdmalock_acq_fail(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w,
+		      int err)
+{
+	if (!rdmalock_gave_up(err))
+		w->lost = true;
+	rdmalock_desc_free(ls, w);
+	return err;
+}
+
+/**
+ * rdmalock_pass_on() - release a lock nobody wants any more
+ * @ls: the lockspace
+ * @w: the acquisition, which heads its queue
+ * @granted: the budget it received, or 0 for none
+ * @err: returned
+ *
+ * Context: process context.
+ * Return: @err.
+ */
+int rdmalock_pass_on(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w,
+		     s64 granted, int err)
+{
+	w->budget = max_t(s64, granted, 1);
+	if (ls->algo->release(ls, w)) {
+		pr_err_ratelimited("descriptor %u: cannot pass on a lock\n", w->idx);
+		w->lost = true;
+	}
+	rdmalock_desc_free(ls, w);
+	return err;
+}
+
+static void rdmalock_abandoned(struct work_struct *work)
+{
+	struct rdmalock_waiter *w = container_of(work, struct rdmalock_waiter,
+						 abandon_work);
+	struct rdmalock_lockspace *ls = w->ls;
+
+	rdmalock_pass_on(ls, w,
+			 READ_ONCE(*rdmalock_desc_word(ls, w->idx, RDMALOCK_DESC_BUDGET)),
+			 0);
+}
+
+/**
+ * rdmalock_wait_cancel() - stop waiting for a grant
+ * @ls: the lockspace
+ * @w: the acquisition, queued behind a predecessor
+ * @err: why it stops
+ *
+ * Either the grant comes later and the workqueue passes it on, or it came
+ * just now and is passed on here.
+ *
+ * Context: process context.
+ * Return: @err.
+ */
+int rdmalock_wait_cancel(struct rdmalock_lockspace *ls,
+			 struct rdmalock_waiter *w, int err)
+{
+	if (atomic_cmpxchg(&w->state, RDMALOCK_W_WAITING,
+			   RDMALOCK_W_ABANDONED) == RDMALOCK_W_WAITING)
+		return err;
+	smp_rmb();
+	return rdmalock_pass_on(ls, w,
+				READ_ONCE(*rdmalock_desc_word(ls, w->idx,
+							      RDMALOCK_DESC_BUDGET)),
+				err);
+}
+
+/**
+ * rdmalock_backoff() - wait a little before polling again
+ * @how: the acquisition's deadline and signal policy
+ * @us: the current delay; doubled, up to @max_us
+ * @max_us: the longest delay
+ *
+ * Context: process context; sleeps.
+ * Return: 0 to poll again, or -EAGAIN (a trylock), -ETIMEDOUT or -EINTR.
+ */
+int rdmalock_backoff(const struct rdmalock_how *how, unsigned int *us,
+		     unsigned int max_us)
+{
+	if (how->try)
+		return -EAGAIN;
+	if (how->timed && time_after_eq(jiffies, how->deadline))
+		return -ETIMEDOUT;
+	if (how->killable && fatal_signal_pending(current))
+		return -EINTR;
+	usleep_range(*us, *us * 2);
+	*us = min(*us * 2, max_us);
+	return 0;
+}
+
+/**
+ * rdmalock_cas() - RDMA compare-and-swap, counting the ones that fail
+ * @ls: the lockspace
+ * @node: the word's node
+ * @off: its offset there
+ * @expected: compare value
+ * @desired: swap value
+ * @old: set to the word's previous value
+ *
+ * Context: process context; sleeps.
+ * Return: as rdmalock_fabric_cas().
+ */
+int rdmalock_cas(struct rdmalock_lockspace *ls, u32 node, u64 off, u64 expected,
+		 u64 desired, u64 *old)
+{
+	int ret = rdmalock_fabric_cas(ls->fabric, node, off, expected, desired, old);
+
+	if (!ret && *old != expected)
+		atomic64_inc(&ls->cas_failed);
+	return ret;
+}
+
+/**
+ * rdmalock_desc_alloc() - a descriptor for a new acquisition
+ * @ls: the lockspace
+ *
+ * Its words are reset (BUDGET -1, NEXT null) before anyone can see it.
+ *
+ * Context: any.
+ * Return: the acquisition, or NULL when all RDMALOCK_DESC_COUNT are in use.
+ */
+struct rdmalock_waiter *rdmalock_desc_alloc(struct rdmalock_lockspace *ls)
+{
+	struct rdmalock_waiter *w;
+	unsigned long idx;
+
+	spin_lock(&ls->pool_lock);
+	idx = find_first_zero_bit(ls->used, RDMALOCK_DESC_COUNT);
+	if (idx < RDMALOCK_DESC_COUNT)
+		__set_bit(idx, ls->used);
+	spin_unlock(&ls->pool_lock);
+	if (idx >= RDMALOCK_DESC_COUNT)
+		return NULL;
+
+	w = &ls->waiters[idx];
+	WRITE_ONCE(w->gen, w->gen + 1);
+	w->events = 0;
+	atomic_set(&w->state, RDMALOCK_W_WAITING);
+	w->me = rdmalock_desc_encode(ls->self, idx, w->gen);
+	w->watch = RDMALOCK_NO_NODE;
+	w->budget = 0;
+	w->local = false;
+	w->lost = false;
+	WRITE_ONCE(*rdmalock_desc_word(ls, idx, RDMALOCK_DESC_BUDGET), (u64)-1);
+	WRITE_ONCE(*rdmalock_desc_word(ls, idx, RDMALOCK_DESC_NEXT), 0);
+	return w;
+}
+
+/**
+ * rdmalock_desc_free() - the acquisition is over
+ * @ls: the lockspace
+ * @w: the acquisition; a lost one keeps its descriptor for good
+ */
+void rdmalock_desc_free(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w)
+{
+	if (w->lost) {
+		atomic_inc(&ls->lost);
+		return;
+	}
+	spin_lock(&ls->pool_lock);
+	__clear_bit(w->idx, ls->used);
+	spin_unlock(&ls->pool_lock);
+}
+
+static const struct rdmalock_algo *rdmalock_algo_find(u32 algo)
+{
+	switch (algo) {
+	case RDMALOCK_ALGO_ALOCK:
+		return &rdmalock_alock_algo;
+	case RDMALOCK_ALGO_CAS:
+		return &rdmalock_cas_algo;
+	case RDMALOCK_ALGO_MCS:
+		return &rdmalock_mcs_algo;
+	case RDMALOCK_ALGO_TEST_NONE:
+		return &rdmalock_test_none_algo;
+	case RDMALOCK_ALGO_TEST_MIXED:
+		return &rdmalock_test_mixed_algo;
+	default:
+		return NULL;
+	}
+}
+
+/**
+ * rdmalock_lockspace_create() - the lock state of a new domain
+ * @fabric: the domain's fabric, created
+ * @attr: its attributes
+ * @algo: RDMALOCK_ALGO_*
+ * @budget_local: ALock's budget for the home node's cohort
+ * @budget_remote: ALock's budget for the peers' cohort
+ * @lsp: set to the lockspace
+ *
+ * Context: process context.
+ * Return: 0, -EOPNOTSUPP for an algorithm not implemented yet, -ENOMEM.
+ */
+int rdmalock_lockspace_create(struct rdmalock_fabric *fabric,
+			      const struct rdmalock_fabric_attr *attr, u32 algo,
+			      u32 budget_local, u32 budget_remote,
+			      struct rdmalock_lockspace **lsp)
+{
+	const struct rdmalock_algo *ops = rdmalock_algo_find(algo);
+	struct rdmalock_lockspace *ls;
+	u32 i;
+
+	if (!ops) {
+		pr_err_ratelimited("domain %s: algorithm %u is not implemented yet\n",
+				   attr->name, algo);
+		return -EOPNOTSUPP;
+	}
+	ls = kvzalloc(sizeof(*ls), GFP_KERNEL);
+	if (!ls)
+		return -ENOMEM;
+	ls->wq = alloc_workqueue("rdmalock-%s", WQ_UNBOUND, 0, attr->name);
+	if (!ls->wq) {
+		kvfree(ls);
+		return -ENOMEM;
+	}
+	ls->fabric = fabric;
+	ls->algo = ops;
+	ls->self = attr->node_id;
+	ls->num_nodes = attr->num_nodes;
+	ls->locks_per_node = attr->locks_per_node;
+	ls->budget_local = budget_local ?: RDMALOCK_ALOCK_BUDGET_LOCAL;
+	ls->budget_remote = budget_remote ?: RDMALOCK_ALOCK_BUDGET_REMOTE;
+	spin_lock_init(&ls->pool_lock);
+	spin_lock_init(&ls->stop_lock);
+	for (i = 0; i < RDMALOCK_DESC_COUNT; i++) {
+		ls->waiters[i].ls = ls;
+		ls->waiters[i].idx = i;
+		init_waitqueue_head(&ls->waiters[i].wq);
+		INIT_WORK(&ls->waiters[i].abandon_work, rdmalock_abandoned);
+	}
+	rdmalock_fabric_set_imm_handler(fabric, rdmalock_imm, ls);
+	*lsp = ls;
+	return 0;
+}
+
+/**
+ * rdmalock_lockspace_stop() - finish the hand-overs still under way
+ * @ls: the lockspace; no acquisition may be running
+ *
+ * Before the fabric goes, since they use it. Grants that arrive later
+ * are dropped: the domain is going away.
+ */
+void rdmalock_lockspace_stop(struct rdmalock_lockspace *ls)
+{
+	spin_lock_irq(&ls->stop_lock);
+	ls->stopping = true;
+	spin_unlock_irq(&ls->stop_lock);
+	destroy_workqueue(ls->wq);
+}
+
+/**
+ * rdmalock_lockspace_free() - free it, once the fabric is gone
+ * @ls: the lockspace, stopped
+ */
+void rdmalock_lockspace_free(struct rdmalock_lockspace *ls)
+{
+	kvfree(ls);
+}

@@ -1,0 +1,457 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rdmalock: the in-kernel torture test and benchmark (RDMALOCK_IOC_RUN).
+ *
+ * Kernel threads take and release locks of a domain for a while, through
+ * the exported API. The torture's critical section checks and sets the
+ * lock's owner word, then increments its guarded counter non-atomically:
+ * it reads the counter, pauses, and writes it back plus one, at the home
+ * node (over RDMA from other nodes). Two holders at once show up as an
+ * owner word that is not theirs, or, once every node has finished, as a
+ * counter below the acquisitions of its lock summed over the nodes.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/delay.h>
+#include <linux/kthread.h>
+#include <linux/log2.h>
+#include <linux/prandom.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "cluster.h"
+#include "locks.h"
+#include "rdmalock-pri.h"
+
+/* Latency histogram: 16 linear buckets per power of two. */
+#define RDMALOCK_HIST_SUB_BITS	4
+#define RDMALOCK_HIST_SUB	BIT(RDMALOCK_HIST_SUB_BITS)
+#define RDMALOCK_HIST_LEN	(64 * RDMALOCK_HIST_SUB)
+/* A torture acquisition that takes longer than this is an error. */
+#define RDMALOCK_RUN_LOCK_TIMEOUT	(30 * HZ)
+/* Between reading and writing the guarded counter on the home node. */
+#define RDMALOCK_RUN_PAUSE_US	2
+
+struct rdmalock_run_ctx;
+
+struct rdmalock_run_thread {
+	struct rdmalock_run_ctx *run;
+	struct task_struct *task;
+	struct rnd_state rnd;
+	u32 index;
+	u64 acquisitions;
+	u64 violations;
+	u64 errors;
+	int first_error;
+	u64 cpu_ns;
+	u64 hist[RDMALOCK_HIST_LEN];
+};
+
+struct rdmalock_run_ctx {
+	struct rdmalock_domain *dom;
+	const struct rdmalock_run *req;
+	u32 *zipf_cdf;
+	atomic64_t *counts;
+	struct rdmalock_run_thread *threads;
+};
+
+static u32 rdmalock_hist_bucket(u64 ns)
+{
+	u32 shift;
+
+	if (ns < RDMALOCK_HIST_SUB)
+		return ns;
+	shift = ilog2(ns) - RDMALOCK_HIST_SUB_BITS;
+	return min_t(u32, ((shift + 1) << RDMALOCK_HIST_SUB_BITS) |
+			  ((ns >> shift) & (RDMALOCK_HIST_SUB - 1)),
+		     RDMALOCK_HIST_LEN - 1);
+}
+
+static u64 rdmalock_hist_value(u32 bucket)
+{
+	u32 shift;
+
+	if (bucket < RDMALOCK_HIST_SUB)
+		return bucket;
+	shift = (bucket >> RDMALOCK_HIST_SUB_BITS) - 1;
+	return (u64)(RDMALOCK_HIST_SUB | (bucket & (RDMALOCK_HIST_SUB - 1))) << shift;
+}
+
+/* The smallest latency that at least @permille of @total are at or below. */
+static u64 rdmalock_hist_percentile(const u64 *hist, u64 total, u32 permille)
+{
+	u64 want = DIV_ROUND_UP_ULL(total * permille, 1000), seen = 0;
+	u32 i;
+
+	for (i = 0; i < RDMALOCK_HIST_LEN; i++) {
+		seen += hist[i];
+		if (seen && seen >= want)
+			return rdmalock_hist_value(i);
+	}
+	return 0;
+}
+
+static u32 rdmalock_run_rank(struct rdmalock_run_thread *t)
+{
+	const struct rdmalock_run *req = t->run->req;
+	u32 u = prandom_u32_state(&t->rnd), lo = 0, hi = req->num_locks - 1;
+
+	if (req->dist != RDMALOCK_DIST_ZIPF)
+		return u % req->num_locks;
+	while (lo < hi) {
+		u32 mid = lo + (hi - lo) / 2;
+
+		if (t->run->zipf_cdf[mid] >= u)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+/* A key homed here with probability local_pct, else homed on another node. */
+static u64 rdmalock_run_key(struct rdmalock_run_thread *t)
+{
+	const struct rdmalock_run *req = t->run->req;
+	u32 nodes = t->run->dom->attr.num_nodes, self = t->run->dom->attr.node_id;
+	u32 node = self, homed;
+
+	if (nodes > 1 && prandom_u32_state(&t->rnd) % 100 >= req->local_pct) {
+		node = prandom_u32_state(&t->rnd) % (nodes - 1);
+		if (node >= self)
+			node++;
+	}
+	homed = node < req->num_locks ? (req->num_locks - node - 1) / nodes + 1 : 0;
+	if (!homed)
+		return rdmalock_run_rank(t);
+	return (u64)(rdmalock_run_rank(t) % homed) * nodes + node;
+}
+
+static int rdmalock_word_read(struct rdmalock_lock *lk, u32 word, u64 *val)
+{
+	struct rdmalock_lockspace *ls = lk->dom->ls;
+
+	if (lk->home == ls->self) {
+		*val = READ_ONCE(*rdmalock_slot_word(ls, lk->slot_off, word));
+		return 0;
+	}
+	return rdmalock_fabric_read(ls->fabric, lk->home, lk->slot_off + word,
+				    val, sizeof(*val));
+}
+
+static int rdmalock_word_write(struct rdmalock_lock *lk, u32 word, u64 val)
+{
+	struct rdmalock_lockspace *ls = lk->dom->ls;
+
+	if (lk->home == ls->self) {
+		WRITE_ONCE(*rdmalock_slot_word(ls, lk->slot_off, word), val);
+		return 0;
+	}
+	return rdmalock_fabric_write(ls->fabric, lk->home, lk->slot_off + word,
+				     &val, sizeof(val));
+}
+
+/* The torture's critical section; the return is a verb's error. */
+static int rdmalock_run_cs(struct rdmalock_run_thread *t, struct rdmalock_lock *lk)
+{
+	u64 tag = ((u64)(t->run->dom->attr.node_id + 1) << 32) | (t->index + 1);
+	u64 owner, counter;
+	int ret;
+
+	ret = rdmalock_word_read(lk, RDMALOCK_SLOT_OWNER, &owner);
+	if (ret)
+		return ret;
+	if (owner)
+		t->violations++;
+	ret = rdmalock_word_write(lk, RDMALOCK_SLOT_OWNER, tag);
+	if (!ret)
+		ret = rdmalock_word_read(lk, RDMALOCK_SLOT_COUNTER, &counter);
+	if (ret)
+		return ret;
+	udelay(RDMALOCK_RUN_PAUSE_US);
+	ret = rdmalock_word_write(lk, RDMALOCK_SLOT_COUNTER, counter + 1);
+	if (!ret)
+		ret = rdmalock_word_read(lk, RDMALOCK_SLOT_OWNER, &owner);
+	if (ret)
+		return ret;
+	if (owner != tag)
+		t->violations++;
+	return rdmalock_word_write(lk, RDMALOCK_SLOT_OWNER, 0);
+}
+
+static void rdmalock_run_error(struct rdmalock_run_thread *t, int err)
+{
+	t->errors++;
+	if (!t->first_error)
+		t->first_error = err;
+}
+
+static void rdmalock_run_one(struct rdmalock_run_thread *t)
+{
+	const struct rdmalock_run *req = t->run->req;
+	struct rdmalock_lock lk;
+	unsigned int mode;
+	u64 id, start;
+	int ret;
+
+	id = rdmalock_run_key(t);
+	mode = prandom_u32_state(&t->rnd) % 100 < req->read_pct ?
+	       RDMALOCK_MODE_SH : RDMALOCK_MODE_EX;
+	rdmalock_lock_init(&lk, t->run->dom, id);
+	start = ktime_get_ns();
+	ret = rdmalock_lock_timeout(&lk, mode, RDMALOCK_RUN_LOCK_TIMEOUT);
+	if (ret) {
+		rdmalock_run_error(t, ret);
+		/* A lost node fails fast; do not spin on it. */
+		if (ret == -ENOTCONN)
+			msleep(1);
+		return;
+	}
+	t->hist[rdmalock_hist_bucket(ktime_get_ns() - start)]++;
+	if (req->op == RDMALOCK_RUN_TORTURE) {
+		ret = rdmalock_run_cs(t, &lk);
+		if (ret)
+			rdmalock_run_error(t, ret);
+	}
+	rdmalock_unlock(&lk);
+	t->acquisitions++;
+	if (t->run->counts)
+		atomic64_inc(&t->run->counts[id]);
+}
+
+static int rdmalock_run_thread_fn(void *data)
+{
+	struct rdmalock_run_thread *t = data;
+	u64 cpu = current->se.sum_exec_runtime;
+
+	while (!kthread_should_stop()) {
+		rdmalock_run_one(t);
+		cond_resched();
+	}
+	t->cpu_ns = current->se.sum_exec_runtime - cpu;
+	return 0;
+}
+
+static void rdmalock_verbs_posted(struct rdmalock_domain *dom, u64 *verbs)
+{
+	struct rdmalock_peer_status st;
+	u32 i, v;
+
+	memset(verbs, 0, sizeof(u64) * RDMALOCK_VERB_MAX);
+	for (i = 0; i < dom->attr.num_nodes; i++) {
+		rdmalock_fabric_peer_status(dom->fabric, i, &st);
+		for (v = 0; v < RDMALOCK_VERB_MAX; v++)
+			verbs[v] += st.verbs[v].posted;
+	}
+}
+
+static void rdmalock_verbs_since(struct rdmalock_domain *dom, const u64 *before,
+				 u64 *since)
+{
+	u32 v;
+
+	rdmalock_verbs_posted(dom, since);
+	for (v = 0; v < RDMALOCK_VERB_MAX; v++)
+		since[v] -= before[v];
+}
+
+static void rdmalock_run_collect(struct rdmalock_run_ctx *run,
+				 struct rdmalock_run *req)
+{
+	u64 *hist = run->threads[0].hist;
+	u32 i, b;
+
+	for (i = 0; i < req->threads; i++) {
+		struct rdmalock_run_thread *t = &run->threads[i];
+
+		req->acquisitions += t->acquisitions;
+		req->violations += t->violations;
+		req->errors += t->errors;
+		req->cpu_ns += t->cpu_ns;
+		if (!req->first_error)
+			req->first_error = t->first_error;
+		if (i)
+			for (b = 0; b < RDMALOCK_HIST_LEN; b++)
+				hist[b] += t->hist[b];
+	}
+	req->lat_p50_ns = rdmalock_hist_percentile(hist, req->acquisitions, 500);
+	req->lat_p99_ns = rdmalock_hist_percentile(hist, req->acquisitions, 990);
+	req->lat_p999_ns = rdmalock_hist_percentile(hist, req->acquisitions, 999);
+	req->lat_max_ns = rdmalock_hist_percentile(hist, req->acquisitions, 1000);
+}
+
+static int rdmalock_run_threads(struct rdmalock_run_ctx *run,
+				struct rdmalock_run *req)
+{
+	u64 verbs[RDMALOCK_VERB_MAX], failed, start;
+	struct rdmalock_lockspace *ls = run->dom->ls;
+	u32 i, started;
+	int ret = 0;
+
+	run->threads = kvcalloc(req->threads, sizeof(*run->threads), GFP_KERNEL);
+	if (!run->threads)
+		return -ENOMEM;
+	rdmalock_verbs_posted(run->dom, verbs);
+	failed = atomic64_read(&ls->cas_failed);
+	start = ktime_get_ns();
+	for (started = 0; started < req->threads; started++) {
+		struct rdmalock_run_thread *t = &run->threads[started];
+		struct task_struct *task;
+
+		t->run = run;
+		t->index = started;
+		prandom_seed_state(&t->rnd, get_random_u64());
+		task = kthread_create(rdmalock_run_thread_fn, t, "rdmalock-run/%u",
+				      started);
+		if (IS_ERR(task)) {
+			ret = PTR_ERR(task);
+			break;
+		}
+		t->task = get_task_struct(task);
+		wake_up_process(task);
+	}
+	if (!ret)
+		msleep_interruptible(req->duration_ms);
+	for (i = 0; i < started; i++) {
+		kthread_stop(run->threads[i].task);
+		put_task_struct(run->threads[i].task);
+	}
+	if (ret)
+		goto out;
+	if (fatal_signal_pending(current)) {
+		ret = -EINTR;
+		goto out;
+	}
+	req->wall_ns = ktime_get_ns() - start;
+	rdmalock_run_collect(run, req);
+	req->cas_failed = atomic64_read(&ls->cas_failed) - failed;
+	rdmalock_verbs_since(run->dom, verbs, req->verbs);
+out:
+	kvfree(run->threads);
+	return ret;
+}
+
+/* COUNTERS and RESET: the guarded counters of the locks homed here. */
+static void rdmalock_run_counters(struct rdmalock_run_ctx *run, bool reset)
+{
+	struct rdmalock_lock lk;
+	u64 id;
+
+	for (id = 0; id < run->req->num_locks; id++) {
+		rdmalock_lock_init(&lk, run->dom, id);
+		if (lk.home != run->dom->attr.node_id)
+			continue;
+		if (reset) {
+			rdmalock_word_write(&lk, RDMALOCK_SLOT_OWNER, 0);
+			rdmalock_word_write(&lk, RDMALOCK_SLOT_COUNTER, 0);
+		} else if (run->counts) {
+			u64 v;
+
+			rdmalock_word_read(&lk, RDMALOCK_SLOT_COUNTER, &v);
+			atomic64_set(&run->counts[id], v);
+		}
+	}
+}
+
+static int rdmalock_run_check(const struct rdmalock_run *req,
+			      const struct rdmalock_domain *dom)
+{
+	bool runs = req->op == RDMALOCK_RUN_TORTURE || req->op == RDMALOCK_RUN_BENCH;
+
+	if (req->flags || req->pad0 || req->pad ||
+	    memchr_inv(req->reserved, 0, sizeof(req->reserved)) ||
+	    req->op < RDMALOCK_RUN_TORTURE || req->op > RDMALOCK_RUN_RESET ||
+	    !req->num_locks || req->num_locks > RDMALOCK_RUN_MAX_LOCKS ||
+	    req->local_pct > 100 || req->read_pct > 100 ||
+	    req->dist > RDMALOCK_DIST_ZIPF)
+		return -EINVAL;
+	if (runs && (!req->threads || req->threads > RDMALOCK_RUN_MAX_THREADS ||
+		     !req->duration_ms || req->duration_ms > RDMALOCK_RUN_MAX_MS))
+		return -EINVAL;
+	if (req->num_locks > (u64)dom->attr.num_nodes * dom->attr.locks_per_node) {
+		pr_err_ratelimited("%s: %u locks would share table slots\n",
+				   dom->attr.name, req->num_locks);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int rdmalock_run_copy_in(struct rdmalock_run_ctx *run,
+				const struct rdmalock_run *req)
+{
+	u32 i;
+
+	if (req->counts) {
+		run->counts = kvcalloc(req->num_locks, sizeof(*run->counts), GFP_KERNEL);
+		if (!run->counts)
+			return -ENOMEM;
+	}
+	if (req->dist != RDMALOCK_DIST_ZIPF)
+		return 0;
+	run->zipf_cdf = vmemdup_user(u64_to_user_ptr(req->zipf_cdf),
+				     array_size(req->num_locks, sizeof(u32)));
+	if (IS_ERR(run->zipf_cdf)) {
+		int ret = PTR_ERR(run->zipf_cdf);
+
+		run->zipf_cdf = NULL;
+		return ret;
+	}
+	for (i = 1; i < req->num_locks; i++)
+		if (run->zipf_cdf[i] < run->zipf_cdf[i - 1])
+			return -EINVAL;
+	return 0;
+}
+
+static int rdmalock_run_copy_out(struct rdmalock_run_ctx *run,
+				 const struct rdmalock_run *req)
+{
+	u64 __user *out = u64_to_user_ptr(req->counts);
+	u32 i;
+
+	if (!run->counts)
+		return 0;
+	for (i = 0; i < req->num_locks; i++)
+		if (put_user(atomic64_read(&run->counts[i]), &out[i]))
+			return -EFAULT;
+	return 0;
+}
+
+/**
+ * rdmalock_run() - RDMALOCK_IOC_RUN: torture or benchmark a domain's locks
+ * @req: the request; results are written into it
+ *
+ * Context: process context; sleeps for @req->duration_ms.
+ * Return: 0, -EINVAL, -ENOENT, -EFAULT, -ENOMEM, -EINTR.
+ */
+int rdmalock_run(struct rdmalock_run *req)
+{
+	struct rdmalock_run_ctx run = { .req = req };
+	int ret;
+
+	run.dom = rdmalock_domain_get(req->name);
+	if (!run.dom)
+		return -ENOENT;
+	ret = rdmalock_run_check(req, run.dom);
+	if (!ret)
+		ret = rdmalock_run_copy_in(&run, req);
+	if (ret)
+		goto out;
+	switch (req->op) {
+	case RDMALOCK_RUN_COUNTERS:
+	case RDMALOCK_RUN_RESET:
+		rdmalock_run_counters(&run, req->op == RDMALOCK_RUN_RESET);
+		break;
+	default:
+		ret = rdmalock_run_threads(&run, req);
+		break;
+	}
+	if (!ret)
+		ret = rdmalock_run_copy_out(&run, req);
+out:
+	kvfree(run.zipf_cdf);
+	kvfree(run.counts);
+	rdmalock_domain_put(run.dom);
+	return ret;
+}

@@ -1,0 +1,247 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rdmalock_example: a small client of the rdmalock in-kernel API.
+ *
+ * It does all its work in its init function, so that the outcome is the
+ * outcome of insmod:
+ *
+ *  - it finds the domain named by the "domain" parameter and holds it;
+ *  - it gets one lock handle for each id from first_id to
+ *    first_id + count - 1 and keeps them for every round: a handle is one
+ *    holder's hold on one id, so a task that holds several locks at once
+ *    has one handle for each;
+ *  - each round takes every lock exclusive, in increasing id order, with a
+ *    timeout of 10 s, then releases them in the reverse order. Taking the
+ *    locks in one global order is what keeps nodes that run this at the
+ *    same time from deadlocking;
+ *  - it takes the first id with rdmalock_lock_killable(), and checks that
+ *    rdmalock_trylock() on a second handle for the same id finds it taken;
+ *  - it takes the first id shared and tries it shared from the second
+ *    handle, which is granted only where the algorithm has a shared mode;
+ *  - it puts the handles and the domain, and reports what it did.
+ *
+ * Usage: insmod rdmalock_example.ko domain=NAME [first_id=I] [count=C]
+ * [rounds=R]. See Documentation/api.rst.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/err.h>
+#include <linux/errno.h>
+#include <linux/jiffies.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/printk.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+
+#include <rdmalock.h>
+
+#define EXAMPLE_MAX_COUNT	1024
+#define EXAMPLE_TIMEOUT		(10 * HZ)
+
+static char *domain;
+module_param(domain, charp, 0444);
+MODULE_PARM_DESC(domain, "Name of the lock domain (required)");
+
+static unsigned long long first_id;
+module_param(first_id, ullong, 0444);
+MODULE_PARM_DESC(first_id, "First lock id (default 0)");
+
+static unsigned int count = 8;
+module_param(count, uint, 0444);
+MODULE_PARM_DESC(count, "Locks held at once, 1 to 1024 (default 8)");
+
+static unsigned int rounds = 100;
+module_param(rounds, uint, 0444);
+MODULE_PARM_DESC(rounds, "Times all of them are taken and released (default 100)");
+
+struct example {
+	struct rdmalock_domain *dom;
+	struct rdmalock_lock **lks;	/* lks[i]: the handle of first_id + i */
+	struct rdmalock_lock *other;	/* a second handle for first_id */
+	u64 acquired;			/* acquisitions granted */
+};
+
+static int example_get_handles(struct example *ex)
+{
+	struct rdmalock_lock *lk;
+	unsigned int i;
+
+	ex->lks = kcalloc(count, sizeof(*ex->lks), GFP_KERNEL);
+	if (!ex->lks)
+		return -ENOMEM;	/* the allocator has said so in the log */
+	for (i = 0; i < count; i++) {
+		lk = rdmalock_lock_get(ex->dom, first_id + i);
+		if (IS_ERR(lk)) {
+			pr_err("%s: getting a handle for id %llu: %ld\n",
+			       domain, first_id + i, PTR_ERR(lk));
+			return PTR_ERR(lk);
+		}
+		ex->lks[i] = lk;
+	}
+	lk = rdmalock_lock_get(ex->dom, first_id);
+	if (IS_ERR(lk)) {
+		pr_err("%s: getting a second handle for id %llu: %ld\n",
+		       domain, first_id, PTR_ERR(lk));
+		return PTR_ERR(lk);
+	}
+	ex->other = lk;
+	return 0;
+}
+
+/* None of them may be held: rdmalock_lock_put() would warn. */
+static void example_put_handles(struct example *ex)
+{
+	unsigned int i;
+
+	if (ex->other)
+		rdmalock_lock_put(ex->other);
+	for (i = 0; ex->lks && i < count; i++) {
+		if (ex->lks[i])
+			rdmalock_lock_put(ex->lks[i]);
+	}
+	kfree(ex->lks);
+}
+
+/* Release lks[n - 1] down to lks[0], the reverse of the order taken. */
+static void example_unlock_all(struct rdmalock_lock **lks, unsigned int n)
+{
+	while (n--)
+		rdmalock_unlock(lks[n]);
+}
+
+static int example_rounds(struct example *ex)
+{
+	unsigned int r, i;
+	int err;
+
+	for (r = 0; r < rounds; r++) {
+		for (i = 0; i < count; i++) {
+			err = rdmalock_lock_timeout(ex->lks[i],
+						    RDMALOCK_MODE_EX,
+						    EXAMPLE_TIMEOUT);
+			if (err) {
+				pr_err("%s: round %u: locking id %llu exclusive: %d\n",
+				       domain, r, first_id + i, err);
+				example_unlock_all(ex->lks, i);
+				return err;
+			}
+			ex->acquired++;
+		}
+		/* All count locks are held: the critical section goes here. */
+		example_unlock_all(ex->lks, count);
+		cond_resched();
+	}
+	return 0;
+}
+
+static int example_trylock(struct example *ex)
+{
+	struct rdmalock_lock *lk = ex->lks[0];
+	int err;
+
+	err = rdmalock_lock_killable(lk, RDMALOCK_MODE_EX);
+	if (err) {
+		pr_err("%s: locking id %llu exclusive, killable: %d\n",
+		       domain, first_id, err);
+		return err;
+	}
+	ex->acquired++;
+
+	/* lk holds the lock, so another handle must not get it. */
+	err = rdmalock_trylock(ex->other, RDMALOCK_MODE_EX);
+	if (err == -EAGAIN) {
+		err = 0;
+	} else if (!err) {
+		rdmalock_unlock(ex->other);
+		err = -EPROTO;
+		pr_err("%s: trylock of id %llu granted while another handle held it: %d\n",
+		       domain, first_id, err);
+	} else {
+		pr_err("%s: trylock of id %llu: %d\n", domain, first_id, err);
+	}
+	rdmalock_unlock(lk);
+	return err;
+}
+
+static int example_shared(struct example *ex)
+{
+	struct rdmalock_lock *lk = ex->lks[0];
+	int err;
+
+	err = rdmalock_lock_timeout(lk, RDMALOCK_MODE_SH, EXAMPLE_TIMEOUT);
+	if (err) {
+		pr_err("%s: locking id %llu shared: %d\n",
+		       domain, first_id, err);
+		return err;
+	}
+	ex->acquired++;
+
+	/*
+	 * A second reader gets in where the algorithm has a shared mode. ALock,
+	 * cas and mcs grant shared as exclusive, and a writer may be waiting
+	 * on another node, so -EAGAIN is a correct answer too.
+	 */
+	err = rdmalock_trylock(ex->other, RDMALOCK_MODE_SH);
+	if (!err) {
+		ex->acquired++;
+		rdmalock_unlock(ex->other);
+	} else if (err == -EAGAIN) {
+		err = 0;
+	} else {
+		pr_err("%s: trylock of id %llu shared: %d\n",
+		       domain, first_id, err);
+	}
+	rdmalock_unlock(lk);
+	return err;
+}
+
+static int __init example_init(void)
+{
+	struct example ex = {};
+	int err;
+
+	if (!domain || !*domain) {
+		pr_err("the domain parameter is required: %d\n", -EINVAL);
+		return -EINVAL;
+	}
+	if (count < 1 || count > EXAMPLE_MAX_COUNT) {
+		pr_err("count must be 1 to %d, not %u: %d\n",
+		       EXAMPLE_MAX_COUNT, count, -EINVAL);
+		return -EINVAL;
+	}
+
+	ex.dom = rdmalock_domain_get(domain);
+	if (!ex.dom) {
+		pr_err("%s: no such domain: %d\n", domain, -ENOENT);
+		return -ENOENT;
+	}
+
+	err = example_get_handles(&ex);
+	if (!err)
+		err = example_rounds(&ex);
+	if (!err)
+		err = example_trylock(&ex);
+	if (!err)
+		err = example_shared(&ex);
+
+	example_put_handles(&ex);
+	rdmalock_domain_put(ex.dom);
+	if (err)
+		return err;
+
+	pr_info("%s: %llu acquisitions of %u locks, ok\n",
+		domain, ex.acquired, count);
+	return 0;
+}
+
+static void __exit example_exit(void)
+{
+	pr_info("unloaded\n");
+}
+
+module_init(example_init);
+module_exit(example_exit);
+
+MODULE_DESCRIPTION("rdmalock sample client: takes and releases locks of a domain");
+MODULE_LICENSE("GPL");

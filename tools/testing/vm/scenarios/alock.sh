@@ -1,0 +1,168 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# alock: one domain per algorithm (alock, and the cas and mcs baselines);
+# on every node at once, the torture at 100, 90, 50 and 0% local, on one
+# lock and on 100 locks, four threads per node: no violation, no error,
+# and every guarded counter exactly the acquisitions of its lock summed
+# over the nodes. Then: the exact RDMA verbs of a local and of an
+# uncontended remote ALock acquisition; locks held by an open file, and
+# released by closing it; the sample client module; and, last, the last
+# node dies: the others get ENOTCONN for its locks and keep the rest.
+. ./lib.sh
+
+: "${TORTURE_MS:=1500}"
+THREADS=4
+n=$(num_nodes)
+victim=$((n - 1))
+
+ctl() { rdmalockctl "$@"; }
+
+create_all() {
+	ctl domain create dom-alock --node-id "$VMTEST_NODE" --nodes "$VMTEST_NODES" \
+		--algo alock --port 7201 --locks-per-node 64 &&
+		ctl domain create dom-cas --node-id "$VMTEST_NODE" --nodes "$VMTEST_NODES" \
+			--algo cas --port 7202 --locks-per-node 64 &&
+		ctl domain create dom-mcs --node-id "$VMTEST_NODE" --nodes "$VMTEST_NODES" \
+			--algo mcs --port 7203 --locks-per-node 64
+}
+
+all_up() {
+	domain_up dom-alock && domain_up dom-cas && domain_up dom-mcs
+}
+
+torture_all() {
+	local algo pct locks
+
+	for algo in alock cas mcs; do
+		for locks in 1 100; do
+			for pct in 100 90 50 0; do
+				tap_check "$algo torture, $locks locks, $pct% local: no violation" \
+					torture_round "dom-$algo" "$algo-$locks-$pct" \
+					--threads $THREADS --duration "$TORTURE_MS" \
+					--locks $locks --local $pct --read 20
+				tap_check "$algo torture, $locks locks, $pct% local: counters exact" \
+					counters_exact "dom-$algo" "$algo-$locks-$pct" $locks
+			done
+		done
+	done
+}
+
+# verbs_of_one_lock ID READ WRITE CAS WRITE_IMM: taking and dropping lock
+# ID posts exactly these verbs (the domain is otherwise idle).
+verbs_of_one_lock() {
+	local before after v want
+
+	before=$(verbs_posted dom-alock)
+	ctl lock dom-alock "$1" -- true || return 1
+	after=$(verbs_posted dom-alock)
+	shift
+	for v in read write cas write_imm; do
+		want=$1
+		shift
+		got=$(verb_delta "$before" "$after" $v)
+		echo "$v: $got, want $want" >&2
+		[ "$got" -eq "$want" ] || return 1
+	done
+}
+
+# Locks belong to the open file: a second file cannot take one the
+# first holds, and can once the first is closed.
+file_holds_locks() {
+	local out
+
+	out=$(printf 'lock dom-alock 5\nlock dom-alock 8\nunlock dom-alock 5\n' |
+		ctl session) || return 1
+	echo "$out" >&2
+	# The session's file closed with lock 8 held: it is free again.
+	ctl lock dom-alock 8 --try -- true
+}
+
+try_fails_while_held() {
+	local out
+
+	out=$(ctl lock dom-alock 11 -- rdmalockctl lock dom-alock 11 --try -- true 2>&1)
+	echo "$out" >&2
+	echo "$out" | grep -q 'Resource temporarily unavailable'
+}
+
+timeout_while_held() {
+	local out
+
+	out=$(ctl lock dom-alock 14 -- rdmalockctl lock dom-alock 14 --timeout 300 -- true 2>&1)
+	echo "$out" >&2
+	echo "$out" | grep -q 'Connection timed out'
+}
+
+example_client() {
+	insmod /lib/rdmalock/rdmalock_example.ko domain=dom-alock first_id=20 \
+		count=8 rounds=20 || return 1
+	dmesg | grep 'rdmalock_example: dom-alock: .* acquisitions of 8 locks, ok' &&
+		rmmod rdmalock_example
+}
+
+lock_refused() {
+	local out rc=0
+
+	out=$(timeout 10 rdmalockctl lock dom-alock "$1" --timeout 3000 -- true 2>&1) || rc=$?
+	echo "$out" >&2
+	[ "$rc" -eq 1 ] && echo "$out" | grep -q 'Transport endpoint is not connected'
+}
+
+victim_not_up() {
+	! ctl domain status dom-alock | grep -q "^  node $victim: up,"
+}
+
+# Each node runs one of the verb-count tests; the victim stops early.
+if [ "$VMTEST_NODE" -eq "$victim" ]; then
+	tap_plan 56
+else
+	tap_plan 62
+fi
+kmemleak_forget
+tap_check "rdmalock.ko loads" load_rdmalock
+tap_check "domains alock, cas and mcs created" create_all
+tap_check "every node of every domain is up" retry 60 all_up
+barrier up
+torture_all
+
+# One node at a time, the others idle, for exact counts.
+barrier verbs-0
+[ "$VMTEST_NODE" -ne 0 ] ||
+	tap_check "a local ALock acquire and release post no RDMA verb" \
+		verbs_of_one_lock 0 0 0 0 0
+barrier verbs-1
+# Lock 0 is homed on node 0. Acquire: CAS on the tail, WRITE of the
+# victim, READ of the slot; release: one CAS.
+[ "$VMTEST_NODE" -ne 1 ] ||
+	tap_check "an uncontended remote ALock acquire and release: 1 read, 1 write, 2 cas" \
+		verbs_of_one_lock 0 1 1 2 0
+barrier verbs-2
+[ "$VMTEST_NODE" -ne 0 ] && [ "$VMTEST_NODE" -ne 1 ] &&
+	tap_check "a third node's verbs are its own" verbs_of_one_lock 1 1 1 2 0
+barrier verbs-done
+tap_check "a trylock of a lock another file holds fails (EAGAIN)" try_fails_while_held
+barrier try-done
+
+if [ "$VMTEST_NODE" -eq "$victim" ]; then
+	tap_check "locks are released when their file is closed" file_holds_locks
+	tap_check "the example client module takes and drops locks" example_client
+	tap_check "a timed lock of a held lock times out (ETIMEDOUT)" timeout_while_held
+	barrier victim-ready
+	die_now
+fi
+tap_check "locks are released when their file is closed" file_holds_locks
+tap_check "the example client module takes and drops locks" example_client
+tap_check "a timed lock of a held lock times out (ETIMEDOUT)" timeout_while_held
+# The victim waits for us, then dies; we do not wait for it.
+VMTEST_GONE=$victim
+tap_check "all nodes ready for the kill" barrier victim-ready
+tap_check "the dead node is reported not up" retry 20 victim_not_up
+tap_check "its locks fail with ENOTCONN" lock_refused "$victim"
+tap_check "locks homed on the survivors still work" sh -c \
+	"rdmalockctl lock dom-alock 0 -- true && rdmalockctl lock dom-alock 1 -- true"
+barrier survivors-done 120
+tap_check "domains destroyed, rdmalock.ko unloads" sh -c \
+	"rdmalockctl domain destroy dom-alock && rdmalockctl domain destroy dom-cas &&
+	 rdmalockctl domain destroy dom-mcs && rmmod rdmalock"
+tap_kmemleak
