@@ -19,7 +19,7 @@ TOOL_CFLAGS := -O2 -Wall -Wextra -Werror -std=gnu11 -Iuapi -static
 TOOL_LDLIBS := -lm
 TESTING := tools/testing
 
-.PHONY: all module tool clean deps builds lint kunit vmtest check demo
+.PHONY: all module tool clean deps builds lint kunit vmtest check demo bench
 
 all: module tool
 
@@ -58,3 +58,6 @@ check: deps
 
 demo: deps
 	@$(TESTING)/demo.sh
+
+bench: deps
+	@$(TESTING)/bench.sh

@@ -111,6 +111,7 @@ static int rdmalock_test_mixed_release(struct rdmalock_lockspace *ls,
 				       struct rdmalock_waiter *w)
 {
 	if (w->home == ls->self) {
+		/* Release: the critical section before the word is free. */
 		smp_store_release(rdmalock_slot_word(ls, w->slot_off, 0), 0);
 		return 0;
 	}

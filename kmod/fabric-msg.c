@@ -224,6 +224,7 @@ static void rdmalock_msg_repost(struct rdmalock_msg_slot *slot)
 static void rdmalock_imm_dispatch(struct rdmalock_fabric *fabric, u32 node,
 				  u32 imm)
 {
+	/* Pairs with the release in rdmalock_fabric_set_imm_handler(). */
 	rdmalock_imm_fn *fn = smp_load_acquire(&fabric->imm_handler.fn);
 
 	atomic64_inc(&fabric->peers[node].verbs[RDMALOCK_VERB_RECV].posted);

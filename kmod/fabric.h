@@ -189,6 +189,7 @@ static inline u64 rdmalock_desc_offset(u32 locks_per_node, u32 desc)
 	return rdmalock_table_offset(locks_per_node) +
 	       (u64)desc * RDMALOCK_SLOT_SIZE;
 }
+
 bool rdmalock_fabric_emulated(const struct rdmalock_fabric *fabric);
 void rdmalock_fabric_peer_status(struct rdmalock_fabric *fabric, u32 node,
 				 struct rdmalock_peer_status *st);

@@ -24,7 +24,7 @@ struct rdmalock_held {
  * that another thread can UNLOCK meanwhile; a pending LOCK is on no list.
  */
 struct rdmalock_file {
-	struct mutex lock;
+	struct mutex lock;		/* protects held */
 	struct list_head held;
 };
 

@@ -142,9 +142,9 @@ struct rdmalock_lockspace {
 	u32 budget_local;
 	u32 budget_remote;
 	struct workqueue_struct *wq;
-	spinlock_t stop_lock;
+	spinlock_t stop_lock;		/* see @stop_lock above */
 	bool stopping;
-	spinlock_t pool_lock;
+	spinlock_t pool_lock;		/* see @pool_lock above */
 	DECLARE_BITMAP(used, RDMALOCK_DESC_COUNT);
 	atomic64_t acquisitions;
 	atomic64_t cas_failed;

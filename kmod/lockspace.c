@@ -35,7 +35,7 @@
 #define RDMALOCK_IMM_GEN		GENMASK(30, 10)
 #define RDMALOCK_IMM_IDX		GENMASK(9, 0)
 
-static_assert(RDMALOCK_DESC_COUNT <= RDMALOCK_IMM_IDX + 1);
+static_assert(RDMALOCK_IMM_IDX + 1 >= RDMALOCK_DESC_COUNT);
 
 const struct rdmalock_how rdmalock_forever;
 
@@ -156,9 +156,10 @@ void rdmalock_event(struct rdmalock_lockspace *ls, u32 idx, u32 gen,
 				    idx, event);
 		return;
 	}
-	/* The word was written before the bit; readers test the bit first. */
+	/* The word is written before the bit; pairs with the waiter's smp_rmb(). */
 	smp_mb__before_atomic();
 	set_bit(event, &w->events);
+	/* The bit is set before the state is read, as the waiter's cmpxchg. */
 	smp_mb__after_atomic();
 	if (event == RDMALOCK_EV_GRANT &&
 	    atomic_cmpxchg(&w->state, RDMALOCK_W_WAITING,
@@ -356,6 +357,7 @@ int rdmalock_wait_cancel(struct rdmalock_lockspace *ls,
 	if (atomic_cmpxchg(&w->state, RDMALOCK_W_WAITING,
 			   RDMALOCK_W_ABANDONED) == RDMALOCK_W_WAITING)
 		return err;
+	/* The grant's BUDGET word is read after its state; pairs with the event. */
 	smp_rmb();
 	return rdmalock_pass_on(ls, w,
 				READ_ONCE(*rdmalock_desc_word(ls, w->idx,

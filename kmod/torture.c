@@ -29,8 +29,13 @@
 #define RDMALOCK_HIST_SUB_BITS	4
 #define RDMALOCK_HIST_SUB	BIT(RDMALOCK_HIST_SUB_BITS)
 #define RDMALOCK_HIST_LEN	(64 * RDMALOCK_HIST_SUB)
-/* A torture acquisition that takes longer than this is an error. */
+/*
+ * An acquisition that waits longer than this is an error, unless the run
+ * ends meanwhile: then the waits still under way end within
+ * RDMALOCK_RUN_DRAIN of it, and are not counted.
+ */
 #define RDMALOCK_RUN_LOCK_TIMEOUT	(30 * HZ)
+#define RDMALOCK_RUN_DRAIN		(2 * HZ)
 /* Between reading and writing the guarded counter on the home node. */
 #define RDMALOCK_RUN_PAUSE_US	2
 
@@ -54,6 +59,7 @@ struct rdmalock_run_ctx {
 	const struct rdmalock_run *req;
 	u32 *zipf_cdf;
 	atomic64_t *counts;
+	unsigned long end;		/* jiffies when the run ends */
 	struct rdmalock_run_thread *threads;
 };
 
@@ -194,19 +200,24 @@ static void rdmalock_run_one(struct rdmalock_run_thread *t)
 	struct rdmalock_lock lk;
 	unsigned int mode;
 	u64 id, start;
+	long timeout;
 	int ret;
 
 	id = rdmalock_run_key(t);
 	mode = prandom_u32_state(&t->rnd) % 100 < req->read_pct ?
 	       RDMALOCK_MODE_SH : RDMALOCK_MODE_EX;
 	rdmalock_lock_init(&lk, t->run->dom, id);
+	timeout = min_t(long, RDMALOCK_RUN_LOCK_TIMEOUT,
+			(long)(t->run->end + RDMALOCK_RUN_DRAIN - jiffies));
 	start = ktime_get_ns();
-	ret = rdmalock_lock_timeout(&lk, mode, RDMALOCK_RUN_LOCK_TIMEOUT);
+	ret = rdmalock_lock_timeout(&lk, mode, max(timeout, 1L));
+	if (ret == -ETIMEDOUT && time_after(jiffies, t->run->end))
+		return;
 	if (ret) {
 		rdmalock_run_error(t, ret);
 		/* A lost node fails fast; do not spin on it. */
 		if (ret == -ENOTCONN)
-			msleep(1);
+			usleep_range(1000, 2000);
 		return;
 	}
 	t->hist[rdmalock_hist_bucket(ktime_get_ns() - start)]++;
@@ -296,6 +307,7 @@ static int rdmalock_run_threads(struct rdmalock_run_ctx *run,
 	rdmalock_verbs_posted(run->dom, verbs);
 	failed = atomic64_read(&ls->cas_failed);
 	start = ktime_get_ns();
+	run->end = jiffies + msecs_to_jiffies(req->duration_ms);
 	for (started = 0; started < req->threads; started++) {
 		struct rdmalock_run_thread *t = &run->threads[started];
 		struct task_struct *task;

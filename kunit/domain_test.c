@@ -78,7 +78,7 @@ struct bad_case {
 
 BAD(flags, req->flags = 1)
 BAD(pad, req->pad[1] = 1)
-BAD(reserved, req->reserved[3] = 1)
+BAD(reserved, req->reserved[2] = 1)
 BAD(empty_name, req->name[0] = '\0')
 BAD(unterminated_name, memset(req->name, 'a', sizeof(req->name)))
 BAD(name_with_slash, req->name[1] = '/')
@@ -99,6 +99,10 @@ BAD(ipv4_multicast, req->nodes[1].addr[0] = 224)
 BAD(ipv4_broadcast, memset(req->nodes[1].addr, 0xff, 4))
 BAD(duplicate_address, req->nodes[2] = req->nodes[0])
 BAD(address_beyond_count, req->nodes[5].family = AF_INET)
+BAD(budget_too_big, req->budget_remote = RDMALOCK_ALOCK_BUDGET_MAX + 1)
+BAD(budget_not_alock, { req->algo = RDMALOCK_ALGO_CAS; req->budget_local = 3; })
+/* The module is not loaded with allow_broken=1 under KUnit. */
+BAD(broken_lock_not_allowed, req->algo = RDMALOCK_ALGO_TEST_MIXED)
 
 #define CASE(name) { #name, spoil_##name }
 
@@ -111,7 +115,8 @@ static const struct bad_case bad_cases[] = {
 	CASE(addr_pad),
 	CASE(ipv4_trailing_bytes), CASE(ipv4_any), CASE(ipv4_multicast),
 	CASE(ipv4_broadcast), CASE(duplicate_address),
-	CASE(address_beyond_count),
+	CASE(address_beyond_count), CASE(budget_too_big), CASE(budget_not_alock),
+	CASE(broken_lock_not_allowed),
 };
 
 static void bad_requests_are_einval(struct kunit *test)

@@ -60,6 +60,12 @@ group kill-stock "$testing/vm/vmtest.sh" --scenario fabric-kill --kernel stock \
 	--outdir "$out/kill-stock"
 group kill-debug "$testing/vm/vmtest.sh" --scenario fabric-kill --kernel debug \
 	--outdir "$out/kill-debug"
+group alock-stock "$testing/vm/vmtest.sh" --scenario alock --kernel stock \
+	--timeout 600 --outdir "$out/alock-stock"
+group alock-debug "$testing/vm/vmtest.sh" --scenario alock --kernel debug \
+	--timeout 1500 --outdir "$out/alock-debug"
+group negative-stock "$testing/vm/vmtest.sh" --scenario negative-control \
+	--kernel stock --outdir "$out/negative-stock"
 group harness "$testing/vm/selftest.sh"
 
 echo "$total_passed passed, $total_failed failed"
