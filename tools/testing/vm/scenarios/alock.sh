@@ -18,7 +18,7 @@ THREADS=4
 # and 0% local only. The stock kernel runs the whole matrix.
 PCTS="100 90 50 0"
 [ ! -e "$KMEMLEAK" ] || PCTS="90 0"
-TORTURE_TESTS=$((3 * 2 * 2 * $(echo $PCTS | wc -w)))
+TORTURE_TESTS=$((3 * 2 * 2 * $(echo "$PCTS" | wc -w)))
 n=$(num_nodes)
 victim=$((n - 1))
 
@@ -42,13 +42,14 @@ torture_all() {
 
 	for algo in alock cas mcs; do
 		for locks in 1 100; do
+			# shellcheck disable=SC2086 # a list of words
 			for pct in $PCTS; do
 				tap_check "$algo torture, $locks locks, $pct% local: no violation" \
 					torture_round "dom-$algo" "$algo-$locks-$pct" \
 					--threads $THREADS --duration "$TORTURE_MS" \
-					--locks $locks --local $pct --read 20
+					--locks "$locks" --local "$pct" --read 20
 				tap_check "$algo torture, $locks locks, $pct% local: counters exact" \
-					counters_exact "dom-$algo" "$algo-$locks-$pct" $locks
+					counters_exact "dom-$algo" "$algo-$locks-$pct" "$locks"
 			done
 		done
 	done
