@@ -35,7 +35,22 @@ report() {
 	done
 }
 
-tap_plan 6
+# locks_demo ALGO PORT: every node tortures 10 locks of an ALGO domain at
+# once; the guarded counters of the locks homed here are then shown.
+locks_demo() {
+	local dom="demo-$1"
+
+	rdmalockctl domain create "$dom" --node-id "$VMTEST_NODE" \
+		--nodes "$VMTEST_NODES" --algo "$1" --port "$2" --locks-per-node 8 &&
+		retry 60 domain_up "$dom" &&
+		torture_round "$dom" "demo-$1" --threads 4 --duration 2000 \
+			--locks 10 --local 50 &&
+		echo "# $1: every lock's guarded counter against its acquisitions on all nodes:" &&
+		counters_exact "$dom" "demo-$1" 10 | sed 's/^/#   /' &&
+		rdmalockctl domain destroy "$dom"
+}
+
+tap_plan 9
 tap_check "rdmalock.ko loads" load_rdmalock
 tap_check "domain $DOMAIN created" \
 	rdmalockctl domain create $DOMAIN --node-id "$VMTEST_NODE" --nodes "$VMTEST_NODES"
@@ -45,5 +60,11 @@ tap_check "a fetch-and-add storm on every node" storm_everywhere
 tap_check "every node has stormed" barrier demo-stormed
 report 2>&1 | sed 's/^/# /'
 barrier demo-reported
+for algo_port in alock:7211 cas:7212 mcs:7213; do
+	locks_demo "${algo_port%:*}" "${algo_port#*:}" >/tmp/locks-demo 2>&1
+	tap_check "${algo_port%:*} locks taken on every node, counters exact" \
+		grep -q ", 0 wrong" /tmp/locks-demo
+	grep '^#' /tmp/locks-demo
+done
 rdmalockctl domain destroy $DOMAIN
 tap_check "rdmalock.ko unloads" rmmod rdmalock
