@@ -24,18 +24,6 @@ victim=$((n - 1))
 
 ctl() { rdmalockctl "$@"; }
 
-create_all() {
-	ctl domain create dom-alock --node-id "$VMTEST_NODE" --nodes "$VMTEST_NODES" \
-		--algo alock --port 7201 --locks-per-node 64 &&
-		ctl domain create dom-cas --node-id "$VMTEST_NODE" --nodes "$VMTEST_NODES" \
-			--algo cas --port 7202 --locks-per-node 64 &&
-		ctl domain create dom-mcs --node-id "$VMTEST_NODE" --nodes "$VMTEST_NODES" \
-			--algo mcs --port 7203 --locks-per-node 64
-}
-
-all_up() {
-	domain_up dom-alock && domain_up dom-cas && domain_up dom-mcs
-}
 
 torture_all() {
 	local algo pct locks
@@ -128,8 +116,8 @@ else
 fi
 kmemleak_forget
 tap_check "rdmalock.ko loads" load_rdmalock
-tap_check "domains alock, cas and mcs created" create_all
-tap_check "every node of every domain is up" retry 60 all_up
+tap_check "domains alock, cas and mcs created" create_lock_domains
+tap_check "every node of every domain is up" retry 60 lock_domains_up
 barrier up
 torture_all
 

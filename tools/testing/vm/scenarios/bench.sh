@@ -17,18 +17,6 @@ n=$(num_nodes)
 
 ctl() { rdmalockctl "$@"; }
 
-create_all() {
-	ctl domain create dom-alock --node-id "$VMTEST_NODE" --nodes "$VMTEST_NODES" \
-		--algo alock --port 7201 --locks-per-node 64 &&
-		ctl domain create dom-cas --node-id "$VMTEST_NODE" --nodes "$VMTEST_NODES" \
-			--algo cas --port 7202 --locks-per-node 64 &&
-		ctl domain create dom-mcs --node-id "$VMTEST_NODE" --nodes "$VMTEST_NODES" \
-			--algo mcs --port 7203 --locks-per-node 64
-}
-
-all_up() {
-	domain_up dom-alock && domain_up dom-cas && domain_up dom-mcs
-}
 
 bench_one() {
 	local algo="$1" pct="$2" tag="bench-$1-$2"
@@ -78,8 +66,8 @@ print_table() {
 
 tap_plan 9
 tap_check "rdmalock.ko loads" load_rdmalock
-tap_check "domains alock, cas and mcs created" create_all
-tap_check "every node of every domain is up" retry 60 all_up
+tap_check "domains alock, cas and mcs created" create_lock_domains
+tap_check "every node of every domain is up" retry 60 lock_domains_up
 barrier up
 for pct in 95 50; do
 	for algo in alock cas mcs; do

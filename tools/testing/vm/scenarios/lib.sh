@@ -180,3 +180,21 @@ verb_delta() {
 	b=$(echo "$2" | awk -v v="$3" '$1 == v { print $2 }')
 	echo $((${b:-0} - ${a:-0}))
 }
+
+# create_lock_domains: this node joins dom-alock, dom-cas and dom-mcs
+# (ports 7201-7203, 64 locks per node), as the alock and bench scenarios
+# use them.
+create_lock_domains() {
+	local algo port=7201
+
+	for algo in alock cas mcs; do
+		rdmalockctl domain create "dom-$algo" --node-id "$VMTEST_NODE" \
+			--nodes "$VMTEST_NODES" --algo "$algo" --port "$port" \
+			--locks-per-node 64 || return 1
+		port=$((port + 1))
+	done
+}
+
+lock_domains_up() {
+	domain_up dom-alock && domain_up dom-cas && domain_up dom-mcs
+}
