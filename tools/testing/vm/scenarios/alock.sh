@@ -62,15 +62,16 @@ verbs_of_one_lock() {
 }
 
 # Locks belong to the open file: a second file cannot take one the
-# first holds, and can once the first is closed.
+# first holds, and can once the first is closed. Every node runs this at
+# once, so each uses lock ids (and table slots) of its own.
 file_holds_locks() {
-	local out
+	local a=$((100 + VMTEST_NODE)) b=$((103 + VMTEST_NODE)) out
 
-	out=$(printf 'lock dom-alock 5\nlock dom-alock 8\nunlock dom-alock 5\n' |
-		ctl session) || return 1
+	out=$(printf 'lock dom-alock %s\nlock dom-alock %s\nunlock dom-alock %s\n' \
+		$a $b $a | ctl session) || return 1
 	echo "$out" >&2
-	# The session's file closed with lock 8 held: it is free again.
-	ctl lock dom-alock 8 --try -- true
+	# The session's file closed with lock $b held: it is free again.
+	ctl lock dom-alock $b --try -- true
 }
 
 try_fails_while_held() {
