@@ -73,31 +73,11 @@ EXPORT_SYMBOL_GPL(rdmalock_lock_put);
 static int rdmalock_acquire(struct rdmalock_lock *lk, unsigned int mode,
 			    const struct rdmalock_how *how)
 {
-	struct rdmalock_lockspace *ls = lk->dom->ls;
-	struct rdmalock_waiter *w;
-	int ret;
-
 	if (mode > RDMALOCK_MODE_SH)
 		return -EINVAL;
 	if (lk->w)
 		return -EBUSY;
-	if (lk->home != ls->self && !rdmalock_fabric_node_up(ls->fabric, lk->home))
-		return -ENOTCONN;
-	w = rdmalock_desc_alloc(ls);
-	if (!w) {
-		pr_err_ratelimited("%s: all %u queue descriptors are in use\n",
-				   lk->dom->attr.name, RDMALOCK_DESC_COUNT);
-		return -EAGAIN;
-	}
-	w->home = lk->home;
-	w->slot_off = lk->slot_off;
-	/* On failure the algorithm has ended the acquisition itself. */
-	ret = ls->algo->acquire(ls, w, how);
-	if (ret)
-		return ret;
-	atomic64_inc(&ls->acquisitions);
-	lk->w = w;
-	return 0;
+	return rdmalock_ls_acquire(lk->dom->ls, lk->home, lk->slot_off, how, &lk->w);
 }
 
 /**
@@ -187,18 +167,14 @@ EXPORT_SYMBOL_GPL(rdmalock_trylock);
 void rdmalock_unlock(struct rdmalock_lock *lk)
 {
 	struct rdmalock_waiter *w = lk->w;
-	struct rdmalock_lockspace *ls = lk->dom->ls;
 	int ret;
 
 	if (WARN_ON_ONCE(!w))
 		return;
 	lk->w = NULL;
-	ret = ls->algo->release(ls, w);
-	if (ret) {
+	ret = rdmalock_ls_release(lk->dom->ls, w);
+	if (ret)
 		pr_err_ratelimited("%s: lock %llu: release failed: %d\n",
 				   lk->dom->attr.name, lk->id, ret);
-		w->lost = true;
-	}
-	rdmalock_desc_free(ls, w);
 }
 EXPORT_SYMBOL_GPL(rdmalock_unlock);

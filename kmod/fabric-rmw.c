@@ -324,38 +324,106 @@ void rdmalock_rmw_destroy(struct rdmalock_fabric *fabric)
 }
 
 /**
+ * rdmalock_atomics_check() - the probe's sequence, on any executor
+ * @atomic: executes one RDMALOCK_VERB_CAS or RDMALOCK_VERB_FAA on the
+ *	probe word, with rdmalock_rmw_execute()'s arguments and results
+ * @ctx: passed to @atomic
+ *
+ * Fetch-and-adds and compare-and-swaps, one of which must fail, each
+ * result checked against what the previous ones imply. Whatever was in
+ * the word before does not matter, so a node probing again after a
+ * reconnect needs no reset.
+ *
+ * Context: as @atomic.
+ * Return: 0 when every result is right, -EIO when one is wrong, or the
+ * first error of @atomic (a device that refuses atomics fails to post).
+ */
+VISIBLE_IF_KUNIT int rdmalock_atomics_check(rdmalock_atomic_fn atomic, void *ctx)
+{
+	u64 o, old;
+	int ret;
+
+	ret = atomic(ctx, RDMALOCK_VERB_FAA, 1, 0, &o);
+	if (ret)
+		return ret;
+	ret = atomic(ctx, RDMALOCK_VERB_CAS, o + 1, o + 2, &old);
+	if (ret || old != o + 1)
+		return ret ?: -EIO;
+	ret = atomic(ctx, RDMALOCK_VERB_CAS, o, o + 5, &old);
+	if (ret || old != o + 2)
+		return ret ?: -EIO;
+	ret = atomic(ctx, RDMALOCK_VERB_FAA, 0, 0, &old);
+	if (ret || old != o + 2)
+		return ret ?: -EIO;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_atomics_check);
+
+/**
+ * rdmalock_atomics_decide() - native or emulated atomics, for a domain
+ * @mode: RDMALOCK_ATOMICS_AUTO, _NATIVE or _EMULATED, as asked
+ * @probe: what rdmalock_atomics_check() gave on the loopback; ignored
+ *	when @mode is RDMALOCK_ATOMICS_EMULATED, which needs no probe
+ * @force: the emulate_atomics module parameter
+ * @emulated: set to the decision
+ *
+ * Context: any.
+ * Return: 0, or -EOPNOTSUPP when native atomics were asked for and the
+ * probe failed.
+ */
+int rdmalock_atomics_decide(u32 mode, int probe, bool force, bool *emulated)
+{
+	switch (mode) {
+	case RDMALOCK_ATOMICS_EMULATED:
+		*emulated = true;
+		return 0;
+	case RDMALOCK_ATOMICS_NATIVE:
+		*emulated = false;
+		return probe ? -EOPNOTSUPP : 0;
+	default:
+		*emulated = probe || force;
+		return 0;
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_atomics_decide);
+
+struct rdmalock_probe_ctx {
+	struct rdmalock_conn *conn;
+	u32 node;
+	u64 offset;
+};
+
+static int rdmalock_probe_atomic(void *ctx, u8 verb, u64 compare_add,
+				 u64 swap, u64 *old)
+{
+	struct rdmalock_probe_ctx *p = ctx;
+
+	return rdmalock_conn_atomic(p->conn, p->node, p->offset,
+				    verb == RDMALOCK_VERB_CAS ?
+				    IB_WR_ATOMIC_CMP_AND_SWP :
+				    IB_WR_ATOMIC_FETCH_AND_ADD,
+				    compare_add, swap, old);
+}
+
+/**
  * rdmalock_atomics_probe() - do native RDMA atomics work on a connection?
  * @conn: the connection, up, held by the caller
  * @node: the node it is with
  *
- * Posts fetch-and-adds and compare-and-swaps, one of which must fail, to
- * this node's probe word at @node and checks every value they return.
+ * Runs rdmalock_atomics_check() with real RDMA atomics on this node's
+ * probe word at @node.
  *
  * Context: process context; sleeps.
- * Return: 0 when they work, -EIO when a value is wrong, or the verbs'
- * error (a device that refuses atomics fails to post them).
+ * Return: as rdmalock_atomics_check().
  */
 int rdmalock_atomics_probe(struct rdmalock_conn *conn, u32 node)
 {
-	u64 off = RDMALOCK_PROBE_OFFSET + 8 * (u64)conn->fabric->attr.node_id;
-	u64 o, old;
-	int ret;
+	struct rdmalock_probe_ctx p = {
+		.conn = conn,
+		.node = node,
+		.offset = RDMALOCK_PROBE_OFFSET +
+			  8 * (u64)conn->fabric->attr.node_id,
+	};
 
-	ret = rdmalock_conn_atomic(conn, node, off, IB_WR_ATOMIC_FETCH_AND_ADD,
-				   1, 0, &o);
-	if (ret)
-		return ret;
-	ret = rdmalock_conn_atomic(conn, node, off, IB_WR_ATOMIC_CMP_AND_SWP,
-				   o + 1, o + 2, &old);
-	if (ret || old != o + 1)
-		return ret ?: -EIO;
-	ret = rdmalock_conn_atomic(conn, node, off, IB_WR_ATOMIC_CMP_AND_SWP,
-				   o, o + 5, &old);
-	if (ret || old != o + 2)
-		return ret ?: -EIO;
-	ret = rdmalock_conn_atomic(conn, node, off, IB_WR_ATOMIC_FETCH_AND_ADD,
-				   0, 0, &old);
-	if (ret || old != o + 2)
-		return ret ?: -EIO;
-	return 0;
+	return rdmalock_atomics_check(rdmalock_probe_atomic, &p);
 }

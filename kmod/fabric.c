@@ -684,11 +684,6 @@ struct rdmalock_conn *rdmalock_peer_get_conn(struct rdmalock_peer *peer)
 
 /* Memory and set-up ---------------------------------------------------- */
 
-static size_t rdmalock_region_len(u32 locks_per_node)
-{
-	return PAGE_ALIGN(rdmalock_desc_offset(locks_per_node, RDMALOCK_DESC_COUNT));
-}
-
 static int rdmalock_region_alloc(struct rdmalock_fabric *fabric)
 {
 	struct scatterlist sg;
@@ -808,24 +803,20 @@ err:
 static int rdmalock_fabric_choose_atomics(struct rdmalock_fabric *fabric,
 					  struct rdmalock_conn *loop)
 {
-	int ret;
+	u32 mode = fabric->attr.atomics;
+	int probe = 0, ret;
 
-	if (fabric->attr.atomics == RDMALOCK_ATOMICS_EMULATED) {
-		fabric->emulated = true;
-		return 0;
-	}
-	ret = rdmalock_atomics_probe(loop, rdmalock_self(fabric));
-	if (fabric->attr.atomics == RDMALOCK_ATOMICS_NATIVE) {
-		if (ret)
-			pr_err_ratelimited("%s: native atomics asked for, but they do not work here (%d)\n",
-					   fabric->attr.name, ret);
-		return ret ? -EOPNOTSUPP : 0;
-	}
-	fabric->emulated = ret || rdmalock_emulate_atomics;
-	if (fabric->emulated)
+	if (mode != RDMALOCK_ATOMICS_EMULATED)
+		probe = rdmalock_atomics_probe(loop, rdmalock_self(fabric));
+	ret = rdmalock_atomics_decide(mode, probe, rdmalock_emulate_atomics,
+				      &fabric->emulated);
+	if (ret)
+		pr_err_ratelimited("%s: native atomics asked for, but they do not work here (%d)\n",
+				   fabric->attr.name, probe);
+	else if (fabric->emulated && mode == RDMALOCK_ATOMICS_AUTO)
 		pr_info("%s: emulating atomics (%s)\n", fabric->attr.name,
-			ret ? "the device refuses them" : "emulate_atomics is set");
-	return 0;
+			probe ? "the device refuses them" : "emulate_atomics is set");
+	return ret;
 }
 
 /* Connects to ourselves and registers the region on that connection. */

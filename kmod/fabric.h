@@ -15,6 +15,7 @@
 #include <linux/build_bug.h>
 #include <linux/compiler.h>
 #include <linux/dma-direction.h>
+#include <linux/mm.h>
 #include <linux/socket.h>
 #include <linux/types.h>
 #include <linux/rdmalock.h>
@@ -190,6 +191,12 @@ static inline u64 rdmalock_desc_offset(u32 locks_per_node, u32 desc)
 	       (u64)desc * RDMALOCK_SLOT_SIZE;
 }
 
+/* The whole region: scratch, lock table and descriptor pool. */
+static inline size_t rdmalock_region_len(u32 locks_per_node)
+{
+	return PAGE_ALIGN(rdmalock_desc_offset(locks_per_node, RDMALOCK_DESC_COUNT));
+}
+
 bool rdmalock_fabric_emulated(const struct rdmalock_fabric *fabric);
 void rdmalock_fabric_peer_status(struct rdmalock_fabric *fabric, u32 node,
 				 struct rdmalock_peer_status *st);
@@ -205,6 +212,10 @@ int rdmalock_fabric_cas(struct rdmalock_fabric *fabric, u32 node, u64 offset,
 int rdmalock_fabric_check_range(u64 region_len, u64 offset, u64 len, u64 align);
 const char *rdmalock_verb_name(unsigned int verb);
 
+/* One RDMALOCK_VERB_CAS or _FAA on a fixed word; see rdmalock_atomics_check(). */
+typedef int (*rdmalock_atomic_fn)(void *ctx, u8 verb, u64 compare_add,
+				  u64 swap, u64 *old);
+
 #if IS_ENABLED(CONFIG_KUNIT)
 int rdmalock_cm_pdata_check(const struct rdmalock_fabric_attr *attr,
 			    u32 region_len, bool emulated, const void *data,
@@ -213,7 +224,9 @@ int rdmalock_rmw_execute(void *region, u64 region_len, u8 verb, u64 offset,
 			 u64 compare_add, u64 swap, u64 *old);
 int rdmalock_msg_check(const void *buf, u32 byte_len, u32 domain_hash,
 		       u32 src_node, u32 seq, u8 *type, u32 *len);
+int rdmalock_atomics_check(rdmalock_atomic_fn atomic, void *ctx);
 #endif
+int rdmalock_atomics_decide(u32 mode, int probe, bool force, bool *emulated);
 
 int rdmalock_fabric_faa(struct rdmalock_fabric *fabric, u32 node, u64 offset,
 			u64 add, u64 *old);

@@ -116,7 +116,9 @@ extern const struct rdmalock_algo rdmalock_test_mixed_algo;
 
 /**
  * struct rdmalock_lockspace - the lock state of one domain on this node
- * @fabric: the domain's fabric
+ * @name: the domain's name, for logs
+ * @fabric: the domain's fabric; NULL in KUnit tests of one node's locks
+ * @region: this node's region, for its CPU
  * @algo: the domain's algorithm
  * @self: this node's id
  * @num_nodes: nodes in the domain
@@ -134,7 +136,9 @@ extern const struct rdmalock_algo rdmalock_test_mixed_algo;
  * @waiters: one per descriptor
  */
 struct rdmalock_lockspace {
+	const char *name;
 	struct rdmalock_fabric *fabric;
+	void *region;
 	const struct rdmalock_algo *algo;
 	u32 self;
 	u32 num_nodes;
@@ -159,6 +163,9 @@ int rdmalock_lockspace_create(struct rdmalock_fabric *fabric,
 			      struct rdmalock_lockspace **lsp);
 void rdmalock_lockspace_stop(struct rdmalock_lockspace *ls);
 void rdmalock_lockspace_free(struct rdmalock_lockspace *ls);
+int rdmalock_ls_acquire(struct rdmalock_lockspace *ls, u32 home, u64 slot_off,
+			const struct rdmalock_how *how, struct rdmalock_waiter **wp);
+int rdmalock_ls_release(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w);
 struct rdmalock_waiter *rdmalock_desc_alloc(struct rdmalock_lockspace *ls);
 void rdmalock_desc_free(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w);
 u64 *rdmalock_desc_word(struct rdmalock_lockspace *ls, u32 idx, u32 word);
@@ -184,6 +191,9 @@ extern const struct rdmalock_how rdmalock_forever;
 
 int rdmalock_desc_decode(u64 ptr, u32 num_nodes, u32 *node, u32 *idx, u32 *gen);
 #if IS_ENABLED(CONFIG_KUNIT)
+struct rdmalock_lockspace *
+rdmalock_lockspace_alloc(const struct rdmalock_fabric_attr *attr, void *region,
+			 u32 algo, u32 budget_local, u32 budget_remote);
 u64 rdmalock_desc_encode(u32 node, u32 idx, u32 gen);
 u32 rdmalock_imm_encode(unsigned int event, u32 idx, u32 gen);
 void rdmalock_imm_decode(u32 imm, unsigned int *event, u32 *idx, u32 *gen);

@@ -113,14 +113,12 @@ EXPORT_SYMBOL_IF_KUNIT(rdmalock_imm_decode);
 
 u64 *rdmalock_desc_word(struct rdmalock_lockspace *ls, u32 idx, u32 word)
 {
-	return rdmalock_fabric_local(ls->fabric,
-				     rdmalock_desc_offset(ls->locks_per_node, idx) + word,
-				     sizeof(u64));
+	return ls->region + rdmalock_desc_offset(ls->locks_per_node, idx) + word;
 }
 
 u64 *rdmalock_slot_word(struct rdmalock_lockspace *ls, u64 slot_off, u32 word)
 {
-	return rdmalock_fabric_local(ls->fabric, slot_off + word, sizeof(u64));
+	return ls->region + slot_off + word;
 }
 
 static void rdmalock_queue_abandoned(struct rdmalock_lockspace *ls,
@@ -481,21 +479,23 @@ static const struct rdmalock_algo *rdmalock_algo_find(u32 algo)
 }
 
 /**
- * rdmalock_lockspace_create() - the lock state of a new domain
- * @fabric: the domain's fabric, created
- * @attr: its attributes
+ * rdmalock_lockspace_alloc() - lock state over a region
+ * @attr: the domain's attributes
+ * @region: this node's region: its lock table and descriptor pool
  * @algo: RDMALOCK_ALGO_*
- * @budget_local: ALock's budget for the home node's cohort
- * @budget_remote: ALock's budget for the peers' cohort
- * @lsp: set to the lockspace
+ * @budget_local: ALock's budget for the home node's cohort; 0 for default
+ * @budget_remote: ALock's budget for the peers' cohort; 0 for default
+ *
+ * With no fabric yet: enough for locks homed on this node, which is how
+ * KUnit tests ALock's local cohort without any RDMA.
  *
  * Context: process context.
- * Return: 0, -EOPNOTSUPP for an algorithm not implemented yet, -ENOMEM.
+ * Return: the lockspace, or ERR_PTR(-EOPNOTSUPP) for an algorithm not
+ * implemented yet, ERR_PTR(-ENOMEM).
  */
-int rdmalock_lockspace_create(struct rdmalock_fabric *fabric,
-			      const struct rdmalock_fabric_attr *attr, u32 algo,
-			      u32 budget_local, u32 budget_remote,
-			      struct rdmalock_lockspace **lsp)
+VISIBLE_IF_KUNIT struct rdmalock_lockspace *
+rdmalock_lockspace_alloc(const struct rdmalock_fabric_attr *attr, void *region,
+			 u32 algo, u32 budget_local, u32 budget_remote)
 {
 	const struct rdmalock_algo *ops = rdmalock_algo_find(algo);
 	struct rdmalock_lockspace *ls;
@@ -504,17 +504,18 @@ int rdmalock_lockspace_create(struct rdmalock_fabric *fabric,
 	if (!ops) {
 		pr_err_ratelimited("domain %s: algorithm %u is not implemented yet\n",
 				   attr->name, algo);
-		return -EOPNOTSUPP;
+		return ERR_PTR(-EOPNOTSUPP);
 	}
 	ls = kvzalloc(sizeof(*ls), GFP_KERNEL);
 	if (!ls)
-		return -ENOMEM;
+		return ERR_PTR(-ENOMEM);
 	ls->wq = alloc_workqueue("rdmalock-%s", WQ_UNBOUND, 0, attr->name);
 	if (!ls->wq) {
 		kvfree(ls);
-		return -ENOMEM;
+		return ERR_PTR(-ENOMEM);
 	}
-	ls->fabric = fabric;
+	ls->name = attr->name;
+	ls->region = region;
 	ls->algo = ops;
 	ls->self = attr->node_id;
 	ls->num_nodes = attr->num_nodes;
@@ -529,6 +530,34 @@ int rdmalock_lockspace_create(struct rdmalock_fabric *fabric,
 		init_waitqueue_head(&ls->waiters[i].wq);
 		INIT_WORK(&ls->waiters[i].abandon_work, rdmalock_abandoned);
 	}
+	return ls;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_lockspace_alloc);
+
+/**
+ * rdmalock_lockspace_create() - the lock state of a new domain
+ * @fabric: the domain's fabric, created
+ * @attr: its attributes
+ * @algo: RDMALOCK_ALGO_*
+ * @budget_local: ALock's budget for the home node's cohort
+ * @budget_remote: ALock's budget for the peers' cohort
+ * @lsp: set to the lockspace
+ *
+ * Context: process context.
+ * Return: 0, or as rdmalock_lockspace_alloc().
+ */
+int rdmalock_lockspace_create(struct rdmalock_fabric *fabric,
+			      const struct rdmalock_fabric_attr *attr, u32 algo,
+			      u32 budget_local, u32 budget_remote,
+			      struct rdmalock_lockspace **lsp)
+{
+	struct rdmalock_lockspace *ls;
+
+	ls = rdmalock_lockspace_alloc(attr, rdmalock_fabric_local(fabric, 0, 1),
+				      algo, budget_local, budget_remote);
+	if (IS_ERR(ls))
+		return PTR_ERR(ls);
+	ls->fabric = fabric;
 	rdmalock_fabric_set_imm_handler(fabric, rdmalock_imm, ls);
 	*lsp = ls;
 	return 0;
@@ -548,6 +577,7 @@ void rdmalock_lockspace_stop(struct rdmalock_lockspace *ls)
 	spin_unlock_irq(&ls->stop_lock);
 	destroy_workqueue(ls->wq);
 }
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_lockspace_stop);
 
 /**
  * rdmalock_lockspace_free() - free it, once the fabric is gone
@@ -557,3 +587,62 @@ void rdmalock_lockspace_free(struct rdmalock_lockspace *ls)
 {
 	kvfree(ls);
 }
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_lockspace_free);
+
+/**
+ * rdmalock_ls_acquire() - take a lock of this lockspace
+ * @ls: the lockspace
+ * @home: the lock's home node
+ * @slot_off: its slot, as an offset in the home node's region
+ * @how: how it may wait
+ * @wp: set to the acquisition, which the release needs
+ *
+ * Context: process context; sleeps unless @how is a trylock.
+ * Return: 0; -ENOTCONN when @home is down, -EAGAIN when every descriptor
+ * is in use or a trylock found the lock taken, or the algorithm's error.
+ */
+int rdmalock_ls_acquire(struct rdmalock_lockspace *ls, u32 home, u64 slot_off,
+			const struct rdmalock_how *how, struct rdmalock_waiter **wp)
+{
+	struct rdmalock_waiter *w;
+	int ret;
+
+	if (home != ls->self && !rdmalock_fabric_node_up(ls->fabric, home))
+		return -ENOTCONN;
+	w = rdmalock_desc_alloc(ls);
+	if (!w) {
+		pr_err_ratelimited("%s: all %u queue descriptors are in use\n",
+				   ls->name, RDMALOCK_DESC_COUNT);
+		return -EAGAIN;
+	}
+	w->home = home;
+	w->slot_off = slot_off;
+	/* On failure the algorithm has ended the acquisition itself. */
+	ret = ls->algo->acquire(ls, w, how);
+	if (ret)
+		return ret;
+	atomic64_inc(&ls->acquisitions);
+	*wp = w;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_ls_acquire);
+
+/**
+ * rdmalock_ls_release() - release a lock taken by rdmalock_ls_acquire()
+ * @ls: the lockspace
+ * @w: the acquisition; over when this returns, whatever it returns
+ *
+ * Context: process context.
+ * Return: 0, or the algorithm's error: the lock may then be wedged, and
+ * the descriptor is never reused.
+ */
+int rdmalock_ls_release(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w)
+{
+	int ret = ls->algo->release(ls, w);
+
+	if (ret)
+		w->lost = true;
+	rdmalock_desc_free(ls, w);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_ls_release);

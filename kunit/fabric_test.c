@@ -3,11 +3,13 @@
  * KUnit: the fabric's checks on what it is asked and what it is sent:
  * remote ranges (bounds, alignment, overflow), the private data of
  * connect requests and replies, and the header of messages between
- * nodes (each valid, truncated, corrupted field by field, and random).
+ * nodes (each valid, truncated, corrupted field by field, and random),
+ * and the atomics probe's checks and decision against a fake device.
  */
 #include <kunit/test.h>
 #include <linux/random.h>
 #include <linux/string.h>
+#include <linux/swab.h>
 
 #include "fabric.h"
 
@@ -195,6 +197,147 @@ static void rmw_execute_refuses_bad_requests(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, memchr_inv(region, 0, 64));
 }
 
+/*
+ * A device under the probe: the home node's CPU executor, made to
+ * misbehave as a NIC might.
+ */
+enum fake_nic_fault {
+	NIC_WORKS,
+	NIC_REFUSES,		/* cannot post atomics from a kernel QP */
+	NIC_CAS_ALWAYS_SWAPS,
+	NIC_CAS_NEVER_SWAPS,
+	NIC_FAA_IGNORES_ADDEND,
+	NIC_RESULT_BYTE_SWAPPED,
+};
+
+struct fake_nic {
+	u64 word;
+	enum fake_nic_fault fault;
+};
+
+static int fake_nic_atomic(void *ctx, u8 verb, u64 compare_add, u64 swap,
+			   u64 *old)
+{
+	struct fake_nic *nic = ctx;
+	int ret;
+
+	switch (nic->fault) {
+	case NIC_REFUSES:
+		return -EOPNOTSUPP;
+	case NIC_CAS_ALWAYS_SWAPS:
+		if (verb == RDMALOCK_VERB_CAS)
+			compare_add = nic->word;
+		break;
+	case NIC_CAS_NEVER_SWAPS:
+		if (verb == RDMALOCK_VERB_CAS)
+			compare_add = ~nic->word;
+		break;
+	case NIC_FAA_IGNORES_ADDEND:
+		if (verb == RDMALOCK_VERB_FAA)
+			compare_add = 0;
+		break;
+	default:
+		break;
+	}
+	ret = rdmalock_rmw_execute(&nic->word, sizeof(nic->word), verb, 0,
+				   compare_add, swap, old);
+	if (nic->fault == NIC_RESULT_BYTE_SWAPPED)
+		*old = swab64(*old);
+	return ret;
+}
+
+/* Whatever the word held before, working atomics pass, and pass again. */
+static void probe_passes_working_atomics(struct kunit *test)
+{
+	static const u64 starts[] = { 0, 1, 0x0123456789abcdefULL, U64_MAX - 2 };
+	struct fake_nic nic = { .fault = NIC_WORKS };
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(starts); i++) {
+		nic.word = starts[i];
+		KUNIT_EXPECT_EQ_MSG(test, rdmalock_atomics_check(fake_nic_atomic, &nic),
+				    0, "word %llx", starts[i]);
+		KUNIT_EXPECT_EQ(test, rdmalock_atomics_check(fake_nic_atomic, &nic), 0);
+	}
+}
+
+static void probe_catches_broken_atomics(struct kunit *test)
+{
+	static const struct {
+		enum fake_nic_fault fault;
+		int ret;
+	} cases[] = {
+		{ NIC_REFUSES, -EOPNOTSUPP },
+		{ NIC_CAS_ALWAYS_SWAPS, -EIO },
+		{ NIC_CAS_NEVER_SWAPS, -EIO },
+		{ NIC_FAA_IGNORES_ADDEND, -EIO },
+		{ NIC_RESULT_BYTE_SWAPPED, -EIO },
+	};
+	struct fake_nic nic;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		nic.word = 0x0123456789abcdefULL;
+		nic.fault = cases[i].fault;
+		KUNIT_EXPECT_EQ_MSG(test, rdmalock_atomics_check(fake_nic_atomic, &nic),
+				    cases[i].ret, "fault %d", cases[i].fault);
+	}
+}
+
+/*
+ * The decision for every mode asked, probe outcome and emulate_atomics:
+ * "auto" falls back to emulation, "native" refuses to run without them.
+ */
+static void probe_decides_native_or_emulated(struct kunit *test)
+{
+	static const struct {
+		u32 mode;
+		int probe;
+		bool force;
+		int ret;
+		bool emulated;
+	} cases[] = {
+		{ RDMALOCK_ATOMICS_AUTO, 0, false, 0, false },
+		{ RDMALOCK_ATOMICS_AUTO, 0, true, 0, true },
+		{ RDMALOCK_ATOMICS_AUTO, -EOPNOTSUPP, false, 0, true },
+		{ RDMALOCK_ATOMICS_AUTO, -EIO, false, 0, true },
+		{ RDMALOCK_ATOMICS_NATIVE, 0, false, 0, false },
+		{ RDMALOCK_ATOMICS_NATIVE, 0, true, 0, false },
+		{ RDMALOCK_ATOMICS_NATIVE, -EOPNOTSUPP, false, -EOPNOTSUPP, false },
+		{ RDMALOCK_ATOMICS_NATIVE, -EIO, true, -EOPNOTSUPP, false },
+		{ RDMALOCK_ATOMICS_EMULATED, 0, false, 0, true },
+		{ RDMALOCK_ATOMICS_EMULATED, -EIO, false, 0, true },
+	};
+	bool emulated;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		emulated = !cases[i].emulated;
+		KUNIT_EXPECT_EQ_MSG(test,
+				    rdmalock_atomics_decide(cases[i].mode, cases[i].probe,
+							    cases[i].force, &emulated),
+				    cases[i].ret, "case %d", i);
+		KUNIT_EXPECT_EQ_MSG(test, emulated, cases[i].emulated, "case %d", i);
+	}
+}
+
+/* A device that refuses atomics: "auto" ends up emulating, as a whole. */
+static void probe_of_refusing_device_emulates(struct kunit *test)
+{
+	struct fake_nic nic = { .fault = NIC_REFUSES };
+	bool emulated = false;
+	int probe = rdmalock_atomics_check(fake_nic_atomic, &nic);
+
+	KUNIT_EXPECT_EQ(test, rdmalock_atomics_decide(RDMALOCK_ATOMICS_AUTO, probe,
+						      false, &emulated), 0);
+	KUNIT_EXPECT_TRUE(test, emulated);
+	nic.fault = NIC_WORKS;
+	probe = rdmalock_atomics_check(fake_nic_atomic, &nic);
+	KUNIT_EXPECT_EQ(test, rdmalock_atomics_decide(RDMALOCK_ATOMICS_AUTO, probe,
+						      false, &emulated), 0);
+	KUNIT_EXPECT_FALSE(test, emulated);
+}
+
 /* Random bytes of every length: all rejected, nothing read out of bounds. */
 static void pdata_random_is_rejected(struct kunit *test)
 {
@@ -322,6 +465,10 @@ static struct kunit_case rdmalock_fabric_cases[] = {
 	KUNIT_CASE(pdata_atomics_mode_must_match),
 	KUNIT_CASE(rmw_execute_acts_like_rdma_atomics),
 	KUNIT_CASE(rmw_execute_refuses_bad_requests),
+	KUNIT_CASE(probe_passes_working_atomics),
+	KUNIT_CASE(probe_catches_broken_atomics),
+	KUNIT_CASE(probe_decides_native_or_emulated),
+	KUNIT_CASE(probe_of_refusing_device_emulates),
 	KUNIT_CASE(msg_valid_is_accepted),
 	KUNIT_CASE(msg_truncated_or_oversized_is_rejected),
 	KUNIT_CASE(msg_each_bad_field_is_rejected),

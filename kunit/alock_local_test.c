@@ -1,0 +1,335 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit: ALock's local cohort alone, with N kernel threads on one lock.
+ *
+ * The lockspace has a region and no fabric at all, so a local acquisition
+ * that posted any RDMA verb would oops on the NULL fabric: these tests
+ * also show that the home node's threads never touch the NIC. The remote
+ * cohort's head is played by the test itself, with the loads and stores
+ * its RDMA READ and WRITE would make, to show the budget handing the
+ * lock over. test-none, which excludes nothing, runs through the same
+ * harness as the negative control: the harness must catch it.
+ */
+#include <kunit/test.h>
+#include <linux/delay.h>
+#include <linux/kthread.h>
+
+#include "locks.h"
+
+/* Words of an ALock slot (alock.c), as the remote cohort's head sees them. */
+#define TAIL_R		0
+#define TAIL_L		16
+#define VICTIM		32
+#define ALOCK_LOCAL	1
+#define ALOCK_REMOTE	2
+
+#define THREADS		4
+#define LOCKS		4
+#define WAIT_MS		10000
+
+static const struct rdmalock_how forever;
+
+struct cohort {
+	struct kunit *test;
+	struct rdmalock_fabric_attr attr;
+	struct rdmalock_lockspace *ls;
+	void *region;
+	u64 slot_off;
+	atomic_t inside;		/* threads in the critical section */
+	atomic_t violations;		/* times another thread was inside too */
+	atomic64_t entries;		/* critical sections entered */
+	u64 counter;			/* guarded: updated non-atomically */
+	bool stop;			/* hammering threads return */
+	int order[2 * THREADS];		/* thread ids, in the order they entered */
+	int entered;
+};
+
+struct cohort_thread {
+	struct cohort *c;
+	struct task_struct *task;
+	struct completion done;
+	int id;
+	int loops;			/* 0: until c->stop */
+	int ret;
+};
+
+static struct cohort *cohort_create(struct kunit *test, u32 algo,
+				    u32 budget_local)
+{
+	struct cohort *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	c->test = test;
+	c->attr = (struct rdmalock_fabric_attr){
+		.name = "kunit-alock",
+		.node_id = 0,
+		.num_nodes = 1,
+		.locks_per_node = LOCKS,
+	};
+	c->region = kunit_kzalloc(test, rdmalock_region_len(LOCKS), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, c->region);
+	c->ls = rdmalock_lockspace_alloc(&c->attr, c->region, algo,
+					 budget_local, 0);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, c->ls);
+	c->slot_off = rdmalock_table_offset(1);
+	return c;
+}
+
+/* Every acquisition has ended: no descriptor left in use, none lost. */
+static void cohort_destroy(struct cohort *c)
+{
+	struct rdmalock_lockspace *ls = c->ls;
+
+	KUNIT_EXPECT_TRUE(c->test, bitmap_empty(ls->used, RDMALOCK_DESC_COUNT));
+	KUNIT_EXPECT_EQ(c->test, atomic_read(&ls->lost), 0);
+	rdmalock_lockspace_stop(ls);
+	rdmalock_lockspace_free(ls);
+}
+
+static u64 *cohort_word(struct cohort *c, u32 word)
+{
+	return c->region + c->slot_off + word;
+}
+
+/*
+ * The critical section: a check of who else is inside, and a counter
+ * incremented by a load and a later store, sometimes with a sleep
+ * between them so that a lock that does not exclude is caught whatever
+ * the number of CPUs.
+ */
+static void cohort_critical(struct cohort *c, int id, int i)
+{
+	int n;
+	u64 v;
+
+	if (atomic_inc_return(&c->inside) != 1)
+		atomic_inc(&c->violations);
+	atomic64_inc(&c->entries);
+	/* Racy only when the lock is broken; the index is checked anyway. */
+	n = c->entered++;
+	if (n < ARRAY_SIZE(c->order))
+		c->order[n] = id;
+	v = READ_ONCE(c->counter);
+	if (i % 16 == 0)
+		usleep_range(5, 10);
+	else
+		udelay(1);
+	WRITE_ONCE(c->counter, v + 1);
+	atomic_dec(&c->inside);
+}
+
+static int cohort_thread_fn(void *data)
+{
+	struct cohort_thread *t = data;
+	struct cohort *c = t->c;
+	struct rdmalock_waiter *w;
+	int i;
+
+	for (i = 0; !t->loops || i < t->loops; i++) {
+		if (!t->loops && READ_ONCE(c->stop))
+			break;
+		t->ret = rdmalock_ls_acquire(c->ls, 0, c->slot_off,
+					     &forever, &w);
+		if (t->ret)
+			break;
+		cohort_critical(c, t->id, i);
+		t->ret = rdmalock_ls_release(c->ls, w);
+		if (t->ret)
+			break;
+		cond_resched();
+	}
+	complete(&t->done);
+	return 0;
+}
+
+static struct cohort_thread *cohort_start(struct cohort *c, int id, int loops)
+{
+	struct cohort_thread *t = kunit_kzalloc(c->test, sizeof(*t), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(c->test, t);
+	t->c = c;
+	t->id = id;
+	t->loops = loops;
+	init_completion(&t->done);
+	t->task = kthread_run(cohort_thread_fn, t, "rdmalock-kunit/%d", id);
+	KUNIT_ASSERT_FALSE(c->test, IS_ERR(t->task));
+	return t;
+}
+
+static void cohort_join(struct cohort_thread *t)
+{
+	struct kunit *test = t->c->test;
+
+	/* A thread that never ends is a hang: report it rather than wait. */
+	KUNIT_ASSERT_TRUE_MSG(test, wait_for_completion_timeout(&t->done,
+								msecs_to_jiffies(6 * WAIT_MS)),
+			      "thread %d still waiting for the lock", t->id);
+	KUNIT_EXPECT_EQ_MSG(test, t->ret, 0, "thread %d", t->id);
+}
+
+/* Polls @cond for up to WAIT_MS; false if it never became true. */
+#define cohort_wait_for(cond) ({					\
+	unsigned long __end = jiffies + msecs_to_jiffies(WAIT_MS);	\
+	bool __ok;							\
+	while (!(__ok = (cond)) && time_before(jiffies, __end))		\
+		usleep_range(20, 50);					\
+	__ok;								\
+})
+
+static int cohort_hammer(struct cohort *c, int loops)
+{
+	struct cohort_thread *t[THREADS];
+	int i;
+
+	for (i = 0; i < THREADS; i++)
+		t[i] = cohort_start(c, i, loops);
+	for (i = 0; i < THREADS; i++)
+		cohort_join(t[i]);
+	return atomic_read(&c->violations);
+}
+
+/* N threads, each taking the lock many times: never two inside. */
+static void local_cohort_excludes(struct kunit *test)
+{
+	struct cohort *c = cohort_create(test, RDMALOCK_ALGO_ALOCK, 2);
+	const int loops = 1000;
+
+	KUNIT_EXPECT_EQ(test, cohort_hammer(c, loops), 0);
+	KUNIT_EXPECT_EQ(test, c->counter, (u64)THREADS * loops);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&c->ls->acquisitions), (s64)THREADS * loops);
+	/* Nobody queued, nobody arbitrating. */
+	KUNIT_EXPECT_EQ(test, READ_ONCE(*cohort_word(c, TAIL_L)), 0);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(*cohort_word(c, TAIL_R)), 0);
+	cohort_destroy(c);
+}
+
+/* The negative control: the same harness catches a lock that excludes nothing. */
+static void harness_catches_no_exclusion(struct kunit *test)
+{
+	struct cohort *c = cohort_create(test, RDMALOCK_ALGO_TEST_NONE, 0);
+	const int loops = 1000;
+
+	KUNIT_EXPECT_GT(test, cohort_hammer(c, loops), 0);
+	KUNIT_EXPECT_LT(test, c->counter, (u64)THREADS * loops);
+	cohort_destroy(c);
+}
+
+/*
+ * Waiters enter in the order they queued, across budget renewals: the
+ * test holds the lock while 2 * THREADS threads queue one at a time
+ * (each seen swapping itself into TAIL_L), then lets them in.
+ */
+static void local_cohort_is_fifo(struct kunit *test)
+{
+	struct cohort *c = cohort_create(test, RDMALOCK_ALGO_ALOCK, 3);
+	struct cohort_thread *t[2 * THREADS];
+	struct rdmalock_waiter *w;
+	u64 *tail_l = cohort_word(c, TAIL_L);
+	u64 tail;
+	int i, n;
+
+	KUNIT_ASSERT_EQ(test, rdmalock_ls_acquire(c->ls, 0, c->slot_off,
+						  &forever, &w), 0);
+	for (n = 0; n < ARRAY_SIZE(t); n++) {
+		tail = READ_ONCE(*tail_l);
+		t[n] = cohort_start(c, n, 1);
+		if (!cohort_wait_for(READ_ONCE(*tail_l) != tail)) {
+			KUNIT_FAIL(test, "thread %d never queued", n);
+			break;
+		}
+	}
+	KUNIT_EXPECT_EQ(test, rdmalock_ls_release(c->ls, w), 0);
+	for (i = 0; i < n; i++)
+		cohort_join(t[i]);
+	KUNIT_ASSERT_EQ(test, c->entered, (int)ARRAY_SIZE(t));
+	for (i = 0; i < ARRAY_SIZE(t); i++)
+		KUNIT_EXPECT_EQ_MSG(test, c->order[i], i, "entry %d", i);
+	KUNIT_EXPECT_EQ(test, atomic_read(&c->violations), 0);
+	cohort_destroy(c);
+}
+
+/*
+ * The remote cohort's head, played by the test: it queues (TAIL_R set),
+ * yields the victim to itself, and waits, as rdmalock_alock_peterson_remote()
+ * does through RDMA, while the local cohort is queued and the victim is
+ * still REMOTE. Returns the local entries it had to wait through, or -1
+ * if it never got in.
+ */
+static s64 remote_head_enters(struct cohort *c)
+{
+	u64 *tail_r = cohort_word(c, TAIL_R), *tail_l = cohort_word(c, TAIL_L);
+	u64 *victim = cohort_word(c, VICTIM);
+	s64 before;
+
+	WRITE_ONCE(*tail_r, rdmalock_desc_encode(0, RDMALOCK_DESC_COUNT - 1, 1));
+	WRITE_ONCE(*victim, ALOCK_REMOTE);
+	/* An RDMA WRITE completes before the READ that follows it is posted. */
+	smp_mb();
+	before = atomic64_read(&c->entries);
+	if (!cohort_wait_for(!rdmalock_alock_must_wait(READ_ONCE(*tail_l),
+						       READ_ONCE(*victim),
+						       ALOCK_REMOTE)))
+		return -1;
+	/* Acquire: entries counted after the wait, as a critical section would. */
+	smp_mb();
+	return atomic64_read(&c->entries) - before;
+}
+
+/*
+ * Local threads hammer one lock while the remote cohort's head asks for
+ * it, round after round: it gets in after at most budget_local local
+ * critical sections, and while it holds the lock no local thread enters.
+ */
+static void local_budget_yields_to_remote(struct kunit *test)
+{
+	const u32 budget = 3;
+	struct cohort *c = cohort_create(test, RDMALOCK_ALGO_ALOCK, budget);
+	struct cohort_thread *t[THREADS];
+	s64 waited, held;
+	int i, round;
+
+	for (i = 0; i < THREADS; i++)
+		t[i] = cohort_start(c, i, 0);
+	for (round = 0; round < 20; round++) {
+		held = atomic64_read(&c->entries);
+		if (!cohort_wait_for(atomic64_read(&c->entries) > held + 2 * budget)) {
+			KUNIT_FAIL(test, "round %d: the local threads stopped", round);
+			break;
+		}
+		waited = remote_head_enters(c);
+		KUNIT_EXPECT_GE_MSG(test, waited, 0, "round %d: never got in", round);
+		KUNIT_EXPECT_LE_MSG(test, waited, (s64)budget, "round %d", round);
+		held = atomic64_read(&c->entries);
+		usleep_range(2000, 3000);
+		KUNIT_EXPECT_EQ_MSG(test, atomic64_read(&c->entries), held,
+				    "round %d: a local thread entered", round);
+		KUNIT_EXPECT_EQ(test, atomic_read(&c->inside), 0);
+		/*
+		 * The remote head leaves (release: after its critical section);
+		 * its queue is empty, so TAIL_R goes back to null.
+		 */
+		smp_mb();
+		WRITE_ONCE(*cohort_word(c, TAIL_R), 0);
+	}
+	WRITE_ONCE(c->stop, true);
+	for (i = 0; i < THREADS; i++)
+		cohort_join(t[i]);
+	KUNIT_EXPECT_EQ(test, atomic_read(&c->violations), 0);
+	KUNIT_EXPECT_EQ(test, c->counter, (u64)atomic64_read(&c->entries));
+	cohort_destroy(c);
+}
+
+static struct kunit_case rdmalock_alock_local_cases[] = {
+	KUNIT_CASE(local_cohort_excludes),
+	KUNIT_CASE(harness_catches_no_exclusion),
+	KUNIT_CASE(local_cohort_is_fifo),
+	KUNIT_CASE(local_budget_yields_to_remote),
+	{}
+};
+
+static struct kunit_suite rdmalock_alock_local_suite = {
+	.name = "rdmalock_alock_local",
+	.test_cases = rdmalock_alock_local_cases,
+};
+
+kunit_test_suite(rdmalock_alock_local_suite);
