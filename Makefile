@@ -19,7 +19,7 @@ TOOL_CFLAGS := -O2 -Wall -Wextra -Werror -std=gnu11 -Iuapi -static
 TOOL_LDLIBS := -lm
 TESTING := tools/testing
 
-.PHONY: all module tool clean deps builds lint kunit vmtest check demo bench
+.PHONY: all module tool clean deps builds lint kunit models vmtest check demo bench
 
 all: module tool
 
@@ -49,6 +49,9 @@ lint: deps
 
 kunit: deps
 	@$(TESTING)/kunit.sh
+
+models: deps
+	@$(TESTING)/models.sh
 
 vmtest: deps
 	@$(TESTING)/vm/vmtest.sh --nodes $(NODES) --scenario $(SCENARIO) --kernel $(KERNEL)

@@ -44,6 +44,7 @@ sed -n 's/^\([A-Z_]*\)=/kernels:     \1 /p' "$RDMALOCK_KERNELS_ENV"
 group builds "$testing/builds.sh"
 group lint "$testing/lint.sh"
 group kunit "$testing/kunit.sh"
+group models "$testing/models.sh"
 group smoke-stock "$testing/vm/vmtest.sh" --scenario smoke --kernel stock \
 	--outdir "$out/smoke-stock"
 group smoke-debug "$testing/vm/vmtest.sh" --scenario smoke --kernel debug \

@@ -14,6 +14,8 @@ packages=(
 	xz-utils zstd kmod python3 perl linux-source-6.12
 	# lint
 	sparse shellcheck
+	# model checking
+	spin
 	# the QEMU cluster
 	qemu-system-x86 qemu-system-data busybox-static cpio iproute2
 )
