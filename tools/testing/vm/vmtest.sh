@@ -188,7 +188,7 @@ report_node() {
 
 	case "${ended[i]}" in
 	died)
-		node_fail "$i" "guest died before finishing: $(first_splat "$i" || true)" ;;
+		node_fail "$i" "guest died before finishing: $(first_splat "$i" || true)$(rdmalock_boot_splats "$outdir/node$i.console" 1 || true)" ;;
 	unfinished)
 		if [ "$why" = timeout ]; then
 			node_fail "$i" "timed out after ${timeout}s"
@@ -213,6 +213,8 @@ report_node() {
 	if [ -n "$splat" ] && [ "${ended[i]}" != died ]; then
 		node_fail "$i" "kernel splat in console: $splat"
 	fi
+	splat=$(rdmalock_boot_splats "$outdir/node$i.console" 1 || true)
+	[ -z "$splat" ] || echo "node$i: note: splat while the kernel booted, before init: $splat"
 }
 
 main() {
