@@ -34,6 +34,6 @@ int rdmalock_lock_killable(struct rdmalock_lock *lk, unsigned int mode);
 int rdmalock_lock_timeout(struct rdmalock_lock *lk, unsigned int mode,
 			  unsigned long timeout);
 int rdmalock_trylock(struct rdmalock_lock *lk, unsigned int mode);
-void rdmalock_unlock(struct rdmalock_lock *lk);
+int rdmalock_unlock(struct rdmalock_lock *lk);
 
 #endif /* _RDMALOCK_H */

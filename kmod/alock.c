@@ -152,7 +152,7 @@ static int rdmalock_alock_acquire_local(struct rdmalock_lockspace *ls,
 	ret = rdmalock_desc_signal(ls, pred, RDMALOCK_EV_LINK, w->me, false);
 	if (ret)
 		return rdmalock_acq_fail(ls, w, ret);
-	ret = rdmalock_wait_event(ls, w, RDMALOCK_EV_GRANT, how);
+	ret = rdmalock_wait_event(ls, w, BIT(RDMALOCK_EV_GRANT), how);
 	if (ret)
 		return rdmalock_wait_cancel(ls, w, ret);
 	return rdmalock_alock_enter(ls, w, how,
@@ -201,7 +201,7 @@ static int rdmalock_alock_release_local(struct rdmalock_lockspace *ls,
 		if (cmpxchg(tail_l, w->me, 0) == w->me)
 			return 0;
 		atomic64_inc(&ls->cas_failed);
-		ret = rdmalock_wait_event(ls, w, RDMALOCK_EV_LINK, &rdmalock_forever);
+		ret = rdmalock_wait_event(ls, w, BIT(RDMALOCK_EV_LINK), &rdmalock_forever);
 		if (ret)
 			return ret;
 	}

@@ -77,7 +77,8 @@ static int rdmalock_acquire(struct rdmalock_lock *lk, unsigned int mode,
 		return -EINVAL;
 	if (lk->w)
 		return -EBUSY;
-	return rdmalock_ls_acquire(lk->dom->ls, lk->home, lk->slot_off, how, &lk->w);
+	return rdmalock_ls_acquire(lk->dom->ls, lk->home, lk->slot_off, mode,
+				   how, &lk->w);
 }
 
 /**
@@ -86,13 +87,17 @@ static int rdmalock_acquire(struct rdmalock_lock *lk, unsigned int mode,
  * @mode: RDMALOCK_MODE_EX or RDMALOCK_MODE_SH; algorithms without a shared
  *	mode (alock, cas, mcs) grant shared as exclusive
  *
- * Waiters sleep; so may the holder, in its critical section.
+ * Waiters sleep; so may the holder, in its critical section, but under
+ * ShiftLock only for the domain's lease: past it, other nodes may take
+ * the lock from a holder they believe failed (see rdmalock_unlock()).
  *
  * Context: process context; sleeps, not interruptibly.
  * Return: 0; -ENOTCONN when the lock's home node, or the node of the
  * waiter queued before this one, is lost; -EINVAL for a bad mode; -EBUSY
  * when @lk already holds its lock; -EAGAIN when this node has
- * RDMALOCK_DESC_COUNT acquisitions under way already.
+ * RDMALOCK_DESC_COUNT acquisitions under way already; -ECONNRESET
+ * (ShiftLock) when the lock was reset, after a holder failed, while this
+ * one waited: try again.
  */
 int rdmalock_lock(struct rdmalock_lock *lk, unsigned int mode)
 {
@@ -159,22 +164,27 @@ EXPORT_SYMBOL_GPL(rdmalock_trylock);
  * rdmalock_unlock() - release a lock taken through @lk
  * @lk: the handle
  *
- * If the home node is lost meanwhile, the release fails, which is logged;
- * the handle is free again all the same.
+ * The handle is free again whatever this returns.
  *
  * Context: process context; sleeps.
+ * Return: 0; -ETIME (ShiftLock) when the lease had expired before the
+ * release: the lock may have been taken from this holder meanwhile, so
+ * its critical section may not have been exclusive; -ECONNRESET
+ * (ShiftLock) when the lock was found reset; -ENOTCONN when the home
+ * node was lost; -EINVAL when @lk holds nothing.
  */
-void rdmalock_unlock(struct rdmalock_lock *lk)
+int rdmalock_unlock(struct rdmalock_lock *lk)
 {
 	struct rdmalock_waiter *w = lk->w;
 	int ret;
 
 	if (WARN_ON_ONCE(!w))
-		return;
+		return -EINVAL;
 	lk->w = NULL;
 	ret = rdmalock_ls_release(lk->dom->ls, w);
 	if (ret)
 		pr_err_ratelimited("%s: lock %llu: release failed: %d\n",
 				   lk->dom->attr.name, lk->id, ret);
+	return ret;
 }
 EXPORT_SYMBOL_GPL(rdmalock_unlock);

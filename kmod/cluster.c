@@ -113,6 +113,12 @@ VISIBLE_IF_KUNIT int rdmalock_domain_check(const struct rdmalock_domain_create *
 	else if (req->budget_local > RDMALOCK_ALOCK_BUDGET_MAX ||
 		 req->budget_remote > RDMALOCK_ALOCK_BUDGET_MAX)
 		why = "budget out of range";
+	else if (req->algo != RDMALOCK_ALGO_SHIFTLOCK &&
+		 (req->lease_ms || req->writer_batch))
+		why = "lease and writer batch are for shiftlock";
+	else if (req->lease_ms > RDMALOCK_SHIFTLOCK_LEASE_MS_MAX ||
+		 req->writer_batch > RDMALOCK_SHIFTLOCK_WRITERS_MAX)
+		why = "lease or writer batch out of range";
 	else if (!req->locks_per_node ||
 		 req->locks_per_node > RDMALOCK_MAX_LOCKS_PER_NODE)
 		why = "locks per node out of range";
@@ -187,6 +193,13 @@ static void rdmalock_domain_release(struct kref *ref)
  */
 int rdmalock_domain_create(const struct rdmalock_domain_create *req)
 {
+	const struct rdmalock_ls_params params = {
+		.algo = req->algo,
+		.budget_local = req->budget_local,
+		.budget_remote = req->budget_remote,
+		.lease_ms = req->lease_ms,
+		.writer_batch = req->writer_batch,
+	};
 	struct rdmalock_domain *dom;
 	int ret;
 
@@ -208,9 +221,7 @@ int rdmalock_domain_create(const struct rdmalock_domain_create *req)
 	ret = rdmalock_fabric_create(&dom->attr, &dom->fabric);
 	if (ret)
 		goto err_unlock;
-	ret = rdmalock_lockspace_create(dom->fabric, &dom->attr, dom->algo,
-					req->budget_local, req->budget_remote,
-					&dom->ls);
+	ret = rdmalock_lockspace_create(dom->fabric, &dom->attr, &params, &dom->ls);
 	if (ret) {
 		rdmalock_fabric_destroy(dom->fabric);
 		goto err_unlock;

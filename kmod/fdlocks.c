@@ -46,11 +46,13 @@ int rdmalock_file_open(struct file *file)
 	return 0;
 }
 
-static void rdmalock_held_free(struct rdmalock_held *h)
+static int rdmalock_held_free(struct rdmalock_held *h)
 {
-	rdmalock_unlock(&h->lk);
+	int ret = rdmalock_unlock(&h->lk);
+
 	rdmalock_domain_put(h->lk.dom);
 	kfree(h);
+	return ret;
 }
 
 /**
@@ -144,7 +146,8 @@ long rdmalock_ioc_lock(struct file *file, void *arg)
  * @file: the open file that holds the lock
  * @arg: &struct rdmalock_lock_req
  *
- * Return: 0, -EINVAL, or -ENOENT when this file does not hold it.
+ * Return: 0, -EINVAL, -ENOENT when this file does not hold it, or what
+ * rdmalock_unlock() says (the lock is released all the same).
  */
 long rdmalock_ioc_unlock(struct file *file, void *arg)
 {
@@ -162,6 +165,5 @@ long rdmalock_ioc_unlock(struct file *file, void *arg)
 	mutex_unlock(&f->lock);
 	if (!h)
 		return -ENOENT;
-	rdmalock_held_free(h);
-	return 0;
+	return rdmalock_held_free(h);
 }

@@ -18,6 +18,8 @@
 
 #include <linux/atomic.h>
 #include <linux/bitmap.h>
+#include <linux/ktime.h>
+#include <linux/mutex.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
@@ -29,12 +31,14 @@
 #define RDMALOCK_DESC_NEXT	8	/* encoded pointer to the successor */
 
 /* Words of a lock's table slot that every algorithm leaves to the torture. */
+#define RDMALOCK_SLOT_READERS	40
 #define RDMALOCK_SLOT_OWNER	48
 #define RDMALOCK_SLOT_COUNTER	56
 
 /* Events of a descriptor, bits of &rdmalock_waiter.events. */
 #define RDMALOCK_EV_GRANT	0	/* BUDGET was written: the lock is ours */
 #define RDMALOCK_EV_LINK	1	/* NEXT was written: a successor queued */
+#define RDMALOCK_EV_MODE	2	/* ShiftLock: readers have the lock first */
 
 /* &rdmalock_waiter.state */
 #define RDMALOCK_W_WAITING	0
@@ -46,6 +50,40 @@
 struct rdmalock_lockspace;
 
 /**
+ * struct rdmalock_sl - a ShiftLock acquisition's own state
+ * @writer: it queued as a writer (messages for it are accepted)
+ * @epoch: the lock's epoch while it holds
+ * @cur_rel: the lock's RelCnt while it holds (no one else changes it)
+ * @cons: consecutive writers before it since readers last had the lock
+ * @succ: the successor's descriptor, from its Successor message
+ * @msg_rel: from Handover, RelCnt; from ModeChanged, the RelCnt to wait for
+ * @msg_cons: from Handover, @cons
+ * @msg_epoch: from Handover or ModeChanged, the epoch
+ * @lease_start: no later than the moment it got the lock
+ * @seen_rel: RelCnt as last seen while waiting
+ * @era: the lock's era when @seen_rel was first seen
+ * @era_known: @era has been read
+ * @changed: when @seen_rel was first seen
+ * @checked: when the lock was last looked at
+ */
+struct rdmalock_sl {
+	bool writer;
+	bool epoch;
+	u32 cur_rel;
+	u32 cons;
+	u64 succ;
+	u32 msg_rel;
+	u32 msg_cons;
+	bool msg_epoch;
+	ktime_t lease_start;
+	u32 seen_rel;
+	u64 era;
+	bool era_known;
+	ktime_t changed;
+	ktime_t checked;
+};
+
+/**
  * struct rdmalock_waiter - one acquisition, and its descriptor
  * @ls: the lockspace
  * @idx: the descriptor's index in the pool
@@ -55,12 +93,14 @@ struct rdmalock_lockspace;
  * @wq: where its owner sleeps
  * @abandon_work: passes on a grant that arrived after its caller left
  * @me: the descriptor's encoded pointer
+ * @mode: RDMALOCK_MODE_EX or _SH, as asked
  * @home: the lock's home node
  * @slot_off: the lock's slot, as an offset in the home node's region
  * @watch: a node, other than @home, whose loss dooms the wait
  * @budget: ALock: the budget this holder passes on, less one
  * @local: ALock: this acquisition is in the home node's cohort
  * @lost: its descriptor may still be named by a broken queue: never reuse
+ * @sl: ShiftLock's state
  */
 struct rdmalock_waiter {
 	struct rdmalock_lockspace *ls;
@@ -71,12 +111,14 @@ struct rdmalock_waiter {
 	wait_queue_head_t wq;
 	struct work_struct abandon_work;
 	u64 me;
+	unsigned int mode;
 	u32 home;
 	u64 slot_off;
 	u32 watch;
 	s64 budget;
 	bool local;
 	bool lost;
+	struct rdmalock_sl sl;
 };
 
 /**
@@ -96,13 +138,18 @@ struct rdmalock_how {
 /**
  * struct rdmalock_algo - a lock algorithm
  * @name: for logs
+ * @shared: grants RDMALOCK_MODE_SH to several holders at once
+ * @attach: called once the lockspace has its fabric; optional
  * @acquire: take the lock for @w. On failure the descriptor is freed by
  *	the caller unless @w is abandoned (its grant will be passed on) or
  *	lost. Process context.
  * @release: release it, or pass on a grant nobody wants. Process context.
+ *	-ETIME: the holder's lease had expired and the lock was left alone.
  */
 struct rdmalock_algo {
 	const char *name;
+	bool shared;
+	int (*attach)(struct rdmalock_lockspace *ls);
 	int (*acquire)(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w,
 		       const struct rdmalock_how *how);
 	int (*release)(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w);
@@ -111,8 +158,25 @@ struct rdmalock_algo {
 extern const struct rdmalock_algo rdmalock_alock_algo;
 extern const struct rdmalock_algo rdmalock_cas_algo;
 extern const struct rdmalock_algo rdmalock_mcs_algo;
+extern const struct rdmalock_algo rdmalock_shiftlock_algo;
 extern const struct rdmalock_algo rdmalock_test_none_algo;
 extern const struct rdmalock_algo rdmalock_test_mixed_algo;
+
+/**
+ * struct rdmalock_ls_params - a domain's lock parameters
+ * @algo: RDMALOCK_ALGO_*
+ * @budget_local: ALock's budget for the home node's cohort; 0 for default
+ * @budget_remote: ALock's budget for the peers' cohort; 0 for default
+ * @lease_ms: ShiftLock's lease; 0 for default
+ * @writer_batch: ShiftLock's consecutive writers before readers; 0 for default
+ */
+struct rdmalock_ls_params {
+	u32 algo;
+	u32 budget_local;
+	u32 budget_remote;
+	u32 lease_ms;
+	u32 writer_batch;
+};
 
 /**
  * struct rdmalock_lockspace - the lock state of one domain on this node
@@ -125,6 +189,11 @@ extern const struct rdmalock_algo rdmalock_test_mixed_algo;
  * @locks_per_node: lock table slots per node
  * @budget_local: ALock's budget for the home node's cohort
  * @budget_remote: ALock's budget for the peers' cohort
+ * @lease: ShiftLock's lease, in nanoseconds
+ * @writer_batch: ShiftLock's consecutive writers before readers
+ * @sl_guess: ShiftLock: each lock's word as this node last saw it, the
+ *	guess for its next compare-and-swap
+ * @sl_reset_lock: ShiftLock: one reset at a time on this home node
  * @wq: runs abandoned acquisitions' hand-overs
  * @stop_lock: orders queueing on @wq with its destruction
  * @stopping: the domain is going; queue nothing more
@@ -145,6 +214,10 @@ struct rdmalock_lockspace {
 	u32 locks_per_node;
 	u32 budget_local;
 	u32 budget_remote;
+	u64 lease;
+	u32 writer_batch;
+	u64 *sl_guess;
+	struct mutex sl_reset_lock;	/* see @sl_reset_lock above */
 	struct workqueue_struct *wq;
 	spinlock_t stop_lock;		/* see @stop_lock above */
 	bool stopping;
@@ -158,13 +231,14 @@ struct rdmalock_lockspace {
 
 /* lockspace.c */
 int rdmalock_lockspace_create(struct rdmalock_fabric *fabric,
-			      const struct rdmalock_fabric_attr *attr, u32 algo,
-			      u32 budget_local, u32 budget_remote,
+			      const struct rdmalock_fabric_attr *attr,
+			      const struct rdmalock_ls_params *params,
 			      struct rdmalock_lockspace **lsp);
 void rdmalock_lockspace_stop(struct rdmalock_lockspace *ls);
 void rdmalock_lockspace_free(struct rdmalock_lockspace *ls);
 int rdmalock_ls_acquire(struct rdmalock_lockspace *ls, u32 home, u64 slot_off,
-			const struct rdmalock_how *how, struct rdmalock_waiter **wp);
+			unsigned int mode, const struct rdmalock_how *how,
+			struct rdmalock_waiter **wp);
 int rdmalock_ls_release(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w);
 struct rdmalock_waiter *rdmalock_desc_alloc(struct rdmalock_lockspace *ls);
 void rdmalock_desc_free(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w);
@@ -173,7 +247,7 @@ u64 *rdmalock_slot_word(struct rdmalock_lockspace *ls, u64 slot_off, u32 word);
 int rdmalock_desc_signal(struct rdmalock_lockspace *ls, u64 ptr,
 			 unsigned int event, s64 val, bool via_nic);
 int rdmalock_wait_event(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w,
-			unsigned int event, const struct rdmalock_how *how);
+			unsigned long events, const struct rdmalock_how *how);
 int rdmalock_wait_cancel(struct rdmalock_lockspace *ls,
 			 struct rdmalock_waiter *w, int err);
 int rdmalock_pass_on(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w,
@@ -193,7 +267,7 @@ int rdmalock_desc_decode(u64 ptr, u32 num_nodes, u32 *node, u32 *idx, u32 *gen);
 #if IS_ENABLED(CONFIG_KUNIT)
 struct rdmalock_lockspace *
 rdmalock_lockspace_alloc(const struct rdmalock_fabric_attr *attr, void *region,
-			 u32 algo, u32 budget_local, u32 budget_remote);
+			 const struct rdmalock_ls_params *params);
 u64 rdmalock_desc_encode(u32 node, u32 idx, u32 gen);
 u32 rdmalock_imm_encode(unsigned int event, u32 idx, u32 gen);
 void rdmalock_imm_decode(u32 imm, unsigned int *event, u32 *idx, u32 *gen);

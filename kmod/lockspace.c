@@ -226,23 +226,23 @@ static bool rdmalock_node_alive(struct rdmalock_lockspace *ls, u32 node)
  * rdmalock_wait_event() - wait for an event of this acquisition
  * @ls: the lockspace
  * @w: the acquisition
- * @event: RDMALOCK_EV_*
+ * @events: a mask of RDMALOCK_EV_*: any of them ends the wait
  * @how: its deadline and whether signals end it
  *
- * Spins briefly, then sleeps until the event wakes it.
+ * Spins briefly, then sleeps until an event wakes it.
  *
  * Context: process context.
  * Return: 0 when the event happened; -ETIMEDOUT, -EINTR, or -ENOTCONN
  * when the lock's home node or @w->watch was lost.
  */
 int rdmalock_wait_event(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w,
-			unsigned int event, const struct rdmalock_how *how)
+			unsigned long events, const struct rdmalock_how *how)
 {
 	unsigned int i;
 	long slice, ret;
 
 	for (i = 0; i < RDMALOCK_SPIN_LOOPS; i++) {
-		if (test_bit(event, &w->events))
+		if (READ_ONCE(w->events) & events)
 			goto happened;
 		cpu_relax();
 	}
@@ -255,14 +255,14 @@ int rdmalock_wait_event(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w
 		}
 		if (how->killable) {
 			ret = wait_event_killable_timeout(w->wq,
-							  test_bit(event, &w->events),
+							  READ_ONCE(w->events) & events,
 							  slice);
 			if (ret < 0)
 				return -EINTR;
 		} else {
-			wait_event_timeout(w->wq, test_bit(event, &w->events), slice);
+			wait_event_timeout(w->wq, READ_ONCE(w->events) & events, slice);
 		}
-		if (test_bit(event, &w->events))
+		if (READ_ONCE(w->events) & events)
 			goto happened;
 		if (!rdmalock_node_alive(ls, w->home) ||
 		    !rdmalock_node_alive(ls, w->watch))
@@ -439,6 +439,7 @@ struct rdmalock_waiter *rdmalock_desc_alloc(struct rdmalock_lockspace *ls)
 	w->budget = 0;
 	w->local = false;
 	w->lost = false;
+	memset(&w->sl, 0, sizeof(w->sl));
 	WRITE_ONCE(*rdmalock_desc_word(ls, idx, RDMALOCK_DESC_BUDGET), (u64)-1);
 	WRITE_ONCE(*rdmalock_desc_word(ls, idx, RDMALOCK_DESC_NEXT), 0);
 	return w;
@@ -469,6 +470,8 @@ static const struct rdmalock_algo *rdmalock_algo_find(u32 algo)
 		return &rdmalock_cas_algo;
 	case RDMALOCK_ALGO_MCS:
 		return &rdmalock_mcs_algo;
+	case RDMALOCK_ALGO_SHIFTLOCK:
+		return &rdmalock_shiftlock_algo;
 	case RDMALOCK_ALGO_TEST_NONE:
 		return &rdmalock_test_none_algo;
 	case RDMALOCK_ALGO_TEST_MIXED:
@@ -482,9 +485,7 @@ static const struct rdmalock_algo *rdmalock_algo_find(u32 algo)
  * rdmalock_lockspace_alloc() - lock state over a region
  * @attr: the domain's attributes
  * @region: this node's region: its lock table and descriptor pool
- * @algo: RDMALOCK_ALGO_*
- * @budget_local: ALock's budget for the home node's cohort; 0 for default
- * @budget_remote: ALock's budget for the peers' cohort; 0 for default
+ * @params: the algorithm and its parameters
  *
  * With no fabric yet: enough for locks homed on this node, which is how
  * KUnit tests ALock's local cohort without any RDMA.
@@ -495,15 +496,15 @@ static const struct rdmalock_algo *rdmalock_algo_find(u32 algo)
  */
 VISIBLE_IF_KUNIT struct rdmalock_lockspace *
 rdmalock_lockspace_alloc(const struct rdmalock_fabric_attr *attr, void *region,
-			 u32 algo, u32 budget_local, u32 budget_remote)
+			 const struct rdmalock_ls_params *params)
 {
-	const struct rdmalock_algo *ops = rdmalock_algo_find(algo);
+	const struct rdmalock_algo *ops = rdmalock_algo_find(params->algo);
 	struct rdmalock_lockspace *ls;
 	u32 i;
 
 	if (!ops) {
 		pr_err_ratelimited("domain %s: algorithm %u is not implemented yet\n",
-				   attr->name, algo);
+				   attr->name, params->algo);
 		return ERR_PTR(-EOPNOTSUPP);
 	}
 	ls = kvzalloc(sizeof(*ls), GFP_KERNEL);
@@ -520,8 +521,12 @@ rdmalock_lockspace_alloc(const struct rdmalock_fabric_attr *attr, void *region,
 	ls->self = attr->node_id;
 	ls->num_nodes = attr->num_nodes;
 	ls->locks_per_node = attr->locks_per_node;
-	ls->budget_local = budget_local ?: RDMALOCK_ALOCK_BUDGET_LOCAL;
-	ls->budget_remote = budget_remote ?: RDMALOCK_ALOCK_BUDGET_REMOTE;
+	ls->budget_local = params->budget_local ?: RDMALOCK_ALOCK_BUDGET_LOCAL;
+	ls->budget_remote = params->budget_remote ?: RDMALOCK_ALOCK_BUDGET_REMOTE;
+	ls->lease = (u64)(params->lease_ms ?: RDMALOCK_SHIFTLOCK_LEASE_MS) *
+		    NSEC_PER_MSEC;
+	ls->writer_batch = params->writer_batch ?: RDMALOCK_SHIFTLOCK_WRITERS;
+	mutex_init(&ls->sl_reset_lock);
 	spin_lock_init(&ls->pool_lock);
 	spin_lock_init(&ls->stop_lock);
 	for (i = 0; i < RDMALOCK_DESC_COUNT; i++) {
@@ -538,27 +543,32 @@ EXPORT_SYMBOL_IF_KUNIT(rdmalock_lockspace_alloc);
  * rdmalock_lockspace_create() - the lock state of a new domain
  * @fabric: the domain's fabric, created
  * @attr: its attributes
- * @algo: RDMALOCK_ALGO_*
- * @budget_local: ALock's budget for the home node's cohort
- * @budget_remote: ALock's budget for the peers' cohort
+ * @params: the algorithm and its parameters
  * @lsp: set to the lockspace
  *
  * Context: process context.
  * Return: 0, or as rdmalock_lockspace_alloc().
  */
 int rdmalock_lockspace_create(struct rdmalock_fabric *fabric,
-			      const struct rdmalock_fabric_attr *attr, u32 algo,
-			      u32 budget_local, u32 budget_remote,
+			      const struct rdmalock_fabric_attr *attr,
+			      const struct rdmalock_ls_params *params,
 			      struct rdmalock_lockspace **lsp)
 {
 	struct rdmalock_lockspace *ls;
+	int ret;
 
 	ls = rdmalock_lockspace_alloc(attr, rdmalock_fabric_local(fabric, 0, 1),
-				      algo, budget_local, budget_remote);
+				      params);
 	if (IS_ERR(ls))
 		return PTR_ERR(ls);
 	ls->fabric = fabric;
 	rdmalock_fabric_set_imm_handler(fabric, rdmalock_imm, ls);
+	ret = ls->algo->attach ? ls->algo->attach(ls) : 0;
+	if (ret) {
+		rdmalock_lockspace_stop(ls);
+		rdmalock_lockspace_free(ls);
+		return ret;
+	}
 	*lsp = ls;
 	return 0;
 }
@@ -585,6 +595,7 @@ EXPORT_SYMBOL_IF_KUNIT(rdmalock_lockspace_stop);
  */
 void rdmalock_lockspace_free(struct rdmalock_lockspace *ls)
 {
+	kvfree(ls->sl_guess);
 	kvfree(ls);
 }
 EXPORT_SYMBOL_IF_KUNIT(rdmalock_lockspace_free);
@@ -594,6 +605,7 @@ EXPORT_SYMBOL_IF_KUNIT(rdmalock_lockspace_free);
  * @ls: the lockspace
  * @home: the lock's home node
  * @slot_off: its slot, as an offset in the home node's region
+ * @mode: RDMALOCK_MODE_EX or _SH
  * @how: how it may wait
  * @wp: set to the acquisition, which the release needs
  *
@@ -602,7 +614,8 @@ EXPORT_SYMBOL_IF_KUNIT(rdmalock_lockspace_free);
  * is in use or a trylock found the lock taken, or the algorithm's error.
  */
 int rdmalock_ls_acquire(struct rdmalock_lockspace *ls, u32 home, u64 slot_off,
-			const struct rdmalock_how *how, struct rdmalock_waiter **wp)
+			unsigned int mode, const struct rdmalock_how *how,
+			struct rdmalock_waiter **wp)
 {
 	struct rdmalock_waiter *w;
 	int ret;
@@ -615,6 +628,7 @@ int rdmalock_ls_acquire(struct rdmalock_lockspace *ls, u32 home, u64 slot_off,
 				   ls->name, RDMALOCK_DESC_COUNT);
 		return -EAGAIN;
 	}
+	w->mode = mode;
 	w->home = home;
 	w->slot_off = slot_off;
 	/* On failure the algorithm has ended the acquisition itself. */
@@ -633,8 +647,9 @@ EXPORT_SYMBOL_IF_KUNIT(rdmalock_ls_acquire);
  * @w: the acquisition; over when this returns, whatever it returns
  *
  * Context: process context.
- * Return: 0, or the algorithm's error: the lock may then be wedged, and
- * the descriptor is never reused.
+ * Return: 0; -ETIME when the holder's lease had expired (ShiftLock): the
+ * lock was left for recovery; or the algorithm's error: the lock may then
+ * be wedged. After any error the descriptor is never reused.
  */
 int rdmalock_ls_release(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w)
 {

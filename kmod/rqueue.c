@@ -75,7 +75,7 @@ int rdmalock_rqueue_wait(struct rdmalock_lockspace *ls, struct rdmalock_waiter *
 	ret = rdmalock_desc_signal(ls, pred, RDMALOCK_EV_LINK, w->me, !shortcut);
 	if (ret)
 		return rdmalock_acq_fail(ls, w, ret == -EAGAIN ? -EIO : ret);
-	ret = rdmalock_wait_event(ls, w, RDMALOCK_EV_GRANT, how);
+	ret = rdmalock_wait_event(ls, w, BIT(RDMALOCK_EV_GRANT), how);
 	if (ret)
 		return rdmalock_wait_cancel(ls, w, ret);
 	*granted = READ_ONCE(*rdmalock_desc_word(ls, w->idx, RDMALOCK_DESC_BUDGET));
@@ -110,7 +110,7 @@ int rdmalock_rqueue_release(struct rdmalock_lockspace *ls,
 			return ret;
 		if (old == w->me)
 			return 0;
-		ret = rdmalock_wait_event(ls, w, RDMALOCK_EV_LINK, &rdmalock_forever);
+		ret = rdmalock_wait_event(ls, w, BIT(RDMALOCK_EV_LINK), &rdmalock_forever);
 		if (ret)
 			return ret;
 	}

@@ -8,7 +8,10 @@
  * it reads the counter, pauses, and writes it back plus one, at the home
  * node (over RDMA from other nodes). Two holders at once show up as an
  * owner word that is not theirs, or, once every node has finished, as a
- * counter below the acquisitions of its lock summed over the nodes.
+ * counter below the acquisitions of its lock summed over the nodes. Under
+ * an algorithm with a shared mode, shared holders count themselves in a
+ * readers word and check that no writer's owner word is set, and writers
+ * check that no reader is counted; the counter counts writers only.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -159,17 +162,61 @@ static int rdmalock_word_write(struct rdmalock_lock *lk, u32 word, u64 val)
 				     &val, sizeof(val));
 }
 
-/* The torture's critical section; the return is a verb's error. */
-static int rdmalock_run_cs(struct rdmalock_run_thread *t, struct rdmalock_lock *lk)
+/*
+ * Readers inside, for locks with a shared mode: every node counts itself
+ * in and out with atomics, which go through the NIC on the home node too.
+ */
+static int rdmalock_readers_add(struct rdmalock_lock *lk, s64 add, u64 *old)
 {
-	u64 tag = ((u64)(t->run->dom->attr.node_id + 1) << 32) | (t->index + 1);
-	u64 owner, counter;
+	return rdmalock_fabric_faa(lk->dom->ls->fabric, lk->home,
+				   lk->slot_off + RDMALOCK_SLOT_READERS, add, old);
+}
+
+/* A reader's critical section: no writer may be inside at any point of it. */
+static int rdmalock_run_cs_shared(struct rdmalock_run_thread *t,
+				  struct rdmalock_lock *lk)
+{
+	u64 owner, old;
 	int ret;
 
+	ret = rdmalock_readers_add(lk, 1, &old);
+	if (!ret)
+		ret = rdmalock_word_read(lk, RDMALOCK_SLOT_OWNER, &owner);
+	if (ret)
+		return ret;
+	if (owner)
+		t->violations++;
+	udelay(RDMALOCK_RUN_PAUSE_US);
 	ret = rdmalock_word_read(lk, RDMALOCK_SLOT_OWNER, &owner);
 	if (ret)
 		return ret;
 	if (owner)
+		t->violations++;
+	return rdmalock_readers_add(lk, -1, &old);
+}
+
+/* Nonzero when a lock with a shared mode has readers inside. */
+static int rdmalock_run_readers(struct rdmalock_lock *lk, u64 *readers)
+{
+	*readers = 0;
+	if (!lk->dom->ls->algo->shared)
+		return 0;
+	return rdmalock_word_read(lk, RDMALOCK_SLOT_READERS, readers);
+}
+
+/* The torture's critical section; the return is a verb's error. */
+static int rdmalock_run_cs(struct rdmalock_run_thread *t, struct rdmalock_lock *lk)
+{
+	u64 tag = ((u64)(t->run->dom->attr.node_id + 1) << 32) | (t->index + 1);
+	u64 owner, counter, readers;
+	int ret;
+
+	ret = rdmalock_word_read(lk, RDMALOCK_SLOT_OWNER, &owner);
+	if (!ret)
+		ret = rdmalock_run_readers(lk, &readers);
+	if (ret)
+		return ret;
+	if (owner || readers)
 		t->violations++;
 	ret = rdmalock_word_write(lk, RDMALOCK_SLOT_OWNER, tag);
 	if (!ret)
@@ -180,9 +227,11 @@ static int rdmalock_run_cs(struct rdmalock_run_thread *t, struct rdmalock_lock *
 	ret = rdmalock_word_write(lk, RDMALOCK_SLOT_COUNTER, counter + 1);
 	if (!ret)
 		ret = rdmalock_word_read(lk, RDMALOCK_SLOT_OWNER, &owner);
+	if (!ret)
+		ret = rdmalock_run_readers(lk, &readers);
 	if (ret)
 		return ret;
-	if (owner != tag)
+	if (owner != tag || readers)
 		t->violations++;
 	return rdmalock_word_write(lk, RDMALOCK_SLOT_OWNER, 0);
 }
@@ -199,6 +248,7 @@ static void rdmalock_run_one(struct rdmalock_run_thread *t)
 	const struct rdmalock_run *req = t->run->req;
 	struct rdmalock_lock lk;
 	unsigned int mode;
+	bool shared;
 	u64 id, start;
 	long timeout;
 	int ret;
@@ -207,6 +257,8 @@ static void rdmalock_run_one(struct rdmalock_run_thread *t)
 	mode = prandom_u32_state(&t->rnd) % 100 < req->read_pct ?
 	       RDMALOCK_MODE_SH : RDMALOCK_MODE_EX;
 	rdmalock_lock_init(&lk, t->run->dom, id);
+	/* Shared holders leave the counter alone: it counts exclusive ones. */
+	shared = mode == RDMALOCK_MODE_SH && t->run->dom->ls->algo->shared;
 	timeout = min_t(long, RDMALOCK_RUN_LOCK_TIMEOUT,
 			(long)(t->run->end + RDMALOCK_RUN_DRAIN - jiffies));
 	start = ktime_get_ns();
@@ -222,13 +274,15 @@ static void rdmalock_run_one(struct rdmalock_run_thread *t)
 	}
 	t->hist[rdmalock_hist_bucket(ktime_get_ns() - start)]++;
 	if (req->op == RDMALOCK_RUN_TORTURE) {
-		ret = rdmalock_run_cs(t, &lk);
+		ret = shared ? rdmalock_run_cs_shared(t, &lk) : rdmalock_run_cs(t, &lk);
 		if (ret)
 			rdmalock_run_error(t, ret);
 	}
-	rdmalock_unlock(&lk);
+	ret = rdmalock_unlock(&lk);
+	if (ret)
+		rdmalock_run_error(t, ret);
 	t->acquisitions++;
-	if (t->run->counts)
+	if (t->run->counts && !shared)
 		atomic64_inc(&t->run->counts[id]);
 }
 

@@ -32,6 +32,7 @@ static const struct rdmalock_how forever;
 struct cohort {
 	struct kunit *test;
 	struct rdmalock_fabric_attr attr;
+	struct rdmalock_ls_params params;
 	struct rdmalock_lockspace *ls;
 	void *region;
 	u64 slot_off;
@@ -68,8 +69,11 @@ static struct cohort *cohort_create(struct kunit *test, u32 algo,
 	};
 	c->region = kunit_kzalloc(test, rdmalock_region_len(LOCKS), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, c->region);
-	c->ls = rdmalock_lockspace_alloc(&c->attr, c->region, algo,
-					 budget_local, 0);
+	c->params = (struct rdmalock_ls_params){
+		.algo = algo,
+		.budget_local = budget_local,
+	};
+	c->ls = rdmalock_lockspace_alloc(&c->attr, c->region, &c->params);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, c->ls);
 	c->slot_off = rdmalock_table_offset(1);
 	return c;
@@ -129,7 +133,7 @@ static int cohort_thread_fn(void *data)
 		if (!t->loops && READ_ONCE(c->stop))
 			break;
 		t->ret = rdmalock_ls_acquire(c->ls, 0, c->slot_off,
-					     &forever, &w);
+					     RDMALOCK_MODE_EX, &forever, &w);
 		if (t->ret)
 			break;
 		cohort_critical(c, t->id, i);
@@ -229,7 +233,7 @@ static void local_cohort_is_fifo(struct kunit *test)
 	int i, n;
 
 	KUNIT_ASSERT_EQ(test, rdmalock_ls_acquire(c->ls, 0, c->slot_off,
-						  &forever, &w), 0);
+						  RDMALOCK_MODE_EX, &forever, &w), 0);
 	for (n = 0; n < ARRAY_SIZE(t); n++) {
 		tail = READ_ONCE(*tail_l);
 		t[n] = cohort_start(c, n, 1);

@@ -111,6 +111,8 @@ static int domain_create(int argc, char **argv)
 		{ "atomics", required_argument, NULL, 'x' },
 		{ "budget-local", required_argument, NULL, 'b' },
 		{ "budget-remote", required_argument, NULL, 'B' },
+		{ "lease-ms", required_argument, NULL, 'l' },
+		{ "writer-batch", required_argument, NULL, 'w' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct rdmalock_domain_create req = {
@@ -170,6 +172,16 @@ static int domain_create(int argc, char **argv)
 		case 'B':
 			if (parse_u32(optarg, "remote budget", RDMALOCK_ALOCK_BUDGET_MAX,
 				      &req.budget_remote))
+				return EXIT_USAGE;
+			break;
+		case 'l':
+			if (parse_u32(optarg, "lease", RDMALOCK_SHIFTLOCK_LEASE_MS_MAX,
+				      &req.lease_ms))
+				return EXIT_USAGE;
+			break;
+		case 'w':
+			if (parse_u32(optarg, "writer batch", RDMALOCK_SHIFTLOCK_WRITERS_MAX,
+				      &req.writer_batch))
 				return EXIT_USAGE;
 			break;
 		default:

@@ -374,7 +374,7 @@ static void print_result(const struct rdmalock_run *r)
 {
 	static const unsigned int verbs[] = {
 		RDMALOCK_VERB_READ, RDMALOCK_VERB_WRITE, RDMALOCK_VERB_CAS,
-		RDMALOCK_VERB_FAA, RDMALOCK_VERB_WRITE_IMM,
+		RDMALOCK_VERB_FAA, RDMALOCK_VERB_WRITE_IMM, RDMALOCK_VERB_SEND,
 	};
 	double acq = r->acquisitions;
 	size_t i;

@@ -162,6 +162,11 @@ struct rdmalock_status {
 #define RDMALOCK_ALOCK_BUDGET_LOCAL	5
 #define RDMALOCK_ALOCK_BUDGET_REMOTE	20
 #define RDMALOCK_ALOCK_BUDGET_MAX	1000000
+/* ShiftLock: a holder's lease, and writers in a row before readers. */
+#define RDMALOCK_SHIFTLOCK_LEASE_MS	10
+#define RDMALOCK_SHIFTLOCK_LEASE_MS_MAX	60000
+#define RDMALOCK_SHIFTLOCK_WRITERS	16
+#define RDMALOCK_SHIFTLOCK_WRITERS_MAX	65536
 
 /* Lock modes. Algorithms without a shared mode grant shared as exclusive. */
 #define RDMALOCK_MODE_EX		0
@@ -202,6 +207,11 @@ struct rdmalock_addr {
  *	Must be 0 for other algorithms.
  * @budget_remote: ALock: the same for the peers' cohort; 0 for
  *	%RDMALOCK_ALOCK_BUDGET_REMOTE
+ * @lease_ms: ShiftLock: how long a holder may keep a lock before the
+ *	others may take it from it, if it seems to have failed; 0 for
+ *	%RDMALOCK_SHIFTLOCK_LEASE_MS. Must be 0 for other algorithms.
+ * @writer_batch: ShiftLock: writers that may take a lock one after the
+ *	other while readers wait; 0 for %RDMALOCK_SHIFTLOCK_WRITERS
  * @reserved: must be zero
  *
  * Requires CAP_SYS_ADMIN. Returns once the node listens and its own
@@ -222,7 +232,9 @@ struct rdmalock_domain_create {
 	struct rdmalock_addr nodes[RDMALOCK_MAX_NODES];
 	__u32 budget_local;
 	__u32 budget_remote;
-	__u64 reserved[3];
+	__u32 lease_ms;
+	__u32 writer_batch;
+	__u64 reserved[2];
 };
 
 /**

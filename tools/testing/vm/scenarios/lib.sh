@@ -181,20 +181,23 @@ verb_delta() {
 	echo $((${b:-0} - ${a:-0}))
 }
 
-# create_lock_domains: this node joins dom-alock, dom-cas and dom-mcs
-# (ports 7201-7203, 64 locks per node), as the alock and bench scenarios
-# use them.
+# create_lock_domains [LOCKS-PER-NODE]: this node joins dom-alock,
+# dom-cas and dom-mcs (ports 7201-7203, 64 locks per node), as the alock
+# scenario uses them; given a table size, dom-shiftlock too (port 7204),
+# all of that size, as the bench scenario uses them.
 create_lock_domains() {
 	local algo port=7201
 
-	for algo in alock cas mcs; do
+	for algo in alock cas mcs ${1:+shiftlock}; do
 		rdmalockctl domain create "dom-$algo" --node-id "$VMTEST_NODE" \
 			--nodes "$VMTEST_NODES" --algo "$algo" --port "$port" \
-			--locks-per-node 64 || return 1
+			--locks-per-node "${1:-64}" || return 1
 		port=$((port + 1))
 	done
 }
 
 lock_domains_up() {
-	domain_up dom-alock && domain_up dom-cas && domain_up dom-mcs
+	domain_up dom-alock && domain_up dom-cas && domain_up dom-mcs &&
+		{ ! rdmalockctl domain status dom-shiftlock >/dev/null 2>&1 ||
+			domain_up dom-shiftlock; }
 }

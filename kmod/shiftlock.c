@@ -1,0 +1,824 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rdmalock: ShiftLock, the one-sided reader-writer lock whose writers
+ * queue and hand the lock over to each other (Gao, Wang and Shu, FAST '25;
+ * shared/specs/shiftlock.md), on one 8-byte word and plain CAS and FAA
+ * (shiftlock.h).
+ *
+ * A reader adds itself to RdrCnt; it holds at once if no writer is queued,
+ * else when the epoch changes. A writer swaps itself into TailId with a
+ * CAS loop. Behind a writer it tells it so (Successor) and sleeps until
+ * it is handed the lock (Handover) or told to wait for the readers first
+ * (ModeChanged); behind readers only, it waits until RelCnt shows they
+ * have all released. A writer that releases with no successor clears the
+ * tail and flips the epoch in one CAS, admitting every waiting reader;
+ * the writer_batch-th writer in a row flips the epoch for the readers
+ * even though a writer is queued. Every word operation, on the home node
+ * too, goes through the NIC: the reset is an RDMA CAS like the others.
+ *
+ * Failure: a holder has a lease. A waiter that sees RelCnt stand still
+ * for three leases asks the home node to reset the lock; the home node
+ * does it once per era, and only if RelCnt is still what the waiter saw.
+ * Waiters that see the leap give up with -ECONNRESET; a holder past its
+ * lease leaves the lock alone and its unlock says -ETIME.
+ *
+ * Choices where the spec leaves them open (its §3.12, §7): messages carry
+ * the epoch (E4); a hand-over adds 1 to RelCnt (E5), which the failure
+ * detector needs; the writer_batch-th writer in a row flips (E8); pollers
+ * test for a reset before they trust the epoch or RelCnt (E9). Once its
+ * atomic is done an acquisition cannot be abandoned (§3.10), so timeouts
+ * and signals end none; a trylock is a conditional CAS for a writer, and
+ * a READ of the tail before the FAA for a reader.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/delay.h>
+#include <linux/slab.h>
+
+#include "locks.h"
+#include "rdmalock-pri.h"
+#include "shiftlock.h"
+
+#define SL_POLL_MAX_US		1000
+#define SL_SEND_TRIES		1000
+#define SL_TRY_CAS		4
+
+struct rdmalock_sl_reset {
+	struct work_struct work;
+	struct rdmalock_lockspace *ls;
+	u64 slot_off;
+	u64 era;
+	u32 rel;
+	u32 from;
+};
+
+/* Pure decisions, each tested by KUnit against the printed pseudocode. */
+
+/**
+ * rdmalock_sl_after_enqueue() - what a writer waits for after its swap
+ * @old: the word its swap replaced
+ * @target: set, for %SL_BEHIND_READERS, to the RelCnt that shows every
+ *	reader counted in @old has released
+ *
+ * Return: %SL_BEHIND_WRITER when a writer was queued (whatever RdrCnt
+ * says: that writer deals with the readers), %SL_BEHIND_READERS when only
+ * readers were there, or %SL_FREE.
+ */
+VISIBLE_IF_KUNIT int rdmalock_sl_after_enqueue(u64 old, u32 *target)
+{
+	if (sl_tail(old))
+		return SL_BEHIND_WRITER;
+	if (sl_rdr(old)) {
+		*target = sl_rel(old) + sl_rdr(old);
+		return SL_BEHIND_READERS;
+	}
+	return SL_FREE;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_sl_after_enqueue);
+
+/**
+ * rdmalock_sl_reader_poll() - has a waiting reader been admitted?
+ * @cur: the word as just read
+ * @epoch: the epoch its FAA returned
+ * @prev_rel: RelCnt as it last saw it
+ *
+ * A reset clears the epoch too, so it is tested for first.
+ *
+ * Return: %SL_RESET, %SL_ADMITTED or %SL_WAIT.
+ */
+VISIBLE_IF_KUNIT int rdmalock_sl_reader_poll(u64 cur, bool epoch, u32 prev_rel)
+{
+	if (sl_leaped(sl_rel(cur), prev_rel))
+		return SL_RESET;
+	return sl_epoch(cur) != epoch ? SL_ADMITTED : SL_WAIT;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_sl_reader_poll);
+
+/**
+ * rdmalock_sl_writer_poll() - have the readers a writer waits for left?
+ * @cur: the word as just read
+ * @target: RelCnt once they have; readers that came later may be in
+ *	RdrCnt already, waiting for this writer
+ * @prev_rel: RelCnt as it last saw it
+ *
+ * Return: %SL_RESET, %SL_ADMITTED or %SL_WAIT.
+ */
+VISIBLE_IF_KUNIT int rdmalock_sl_writer_poll(u64 cur, u32 target, u32 prev_rel)
+{
+	if (sl_leaped(sl_rel(cur), prev_rel))
+		return SL_RESET;
+	return sl_rel(cur) == target ? SL_ADMITTED : SL_WAIT;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_sl_writer_poll);
+
+/**
+ * rdmalock_sl_must_flip() - must this writer give the lock to readers?
+ * @cons: writers in a row before it
+ * @batch: the domain's writer_batch
+ *
+ * Return: true for the @batch-th writer in a row.
+ */
+VISIBLE_IF_KUNIT bool rdmalock_sl_must_flip(u32 cons, u32 batch)
+{
+	return cons + 1 >= batch;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_sl_must_flip);
+
+/**
+ * rdmalock_sl_reset_ok() - may the home node reset a lock now?
+ * @era: the lock's era now
+ * @req_era: the era the asking waiter saw when RelCnt last moved
+ * @cur: the word now
+ * @req_rel: the RelCnt that stood still
+ *
+ * Return: true when nobody reset it since, and RelCnt has not moved.
+ */
+VISIBLE_IF_KUNIT bool rdmalock_sl_reset_ok(u64 era, u64 req_era, u64 cur,
+					   u32 req_rel)
+{
+	return era == req_era && sl_rel(cur) == req_rel;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_sl_reset_ok);
+
+/**
+ * rdmalock_sl_msg_check() - check a ShiftLock message before using it
+ * @type: its type
+ * @payload: its payload
+ * @len: the payload's length
+ * @num_nodes: nodes in the domain
+ * @locks_per_node: lock table slots per node
+ * @self: this node's id: a reset request must be for a lock homed here
+ *
+ * Return: 0, or -EINVAL.
+ */
+VISIBLE_IF_KUNIT int rdmalock_sl_msg_check(u8 type, const void *payload, u32 len,
+					   u32 num_nodes, u32 locks_per_node,
+					   u32 self)
+{
+	const struct rdmalock_sl_msg *m = payload;
+	u64 slot_off, first = rdmalock_table_offset(0);
+	u32 home, node, idx, gen;
+
+	if (len != sizeof(*m) || memchr_inv(m->pad, 0, sizeof(m->pad)) ||
+	    m->epoch > 1)
+		return -EINVAL;
+	slot_off = be64_to_cpu(m->slot_off);
+	home = be32_to_cpu(m->home);
+	if (home >= num_nodes || slot_off < first ||
+	    slot_off >= rdmalock_table_offset(locks_per_node) ||
+	    (slot_off - first) % RDMALOCK_SLOT_SIZE)
+		return -EINVAL;
+	switch (type) {
+	case SL_MSG_RESET:
+		return home == self ? 0 : -EINVAL;
+	case SL_MSG_SUCCESSOR:
+		if (rdmalock_desc_decode(be64_to_cpu(m->who), num_nodes,
+					 &node, &idx, &gen))
+			return -EINVAL;
+		fallthrough;
+	case SL_MSG_HANDOVER:
+	case SL_MSG_MODE_CHANGED:
+		return be32_to_cpu(m->desc) < RDMALOCK_DESC_COUNT ? 0 : -EINVAL;
+	default:
+		return -EINVAL;
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_sl_msg_check);
+
+/* The lock word: verbs, and this node's guess of it. */
+
+static u64 *rdmalock_sl_guess(struct rdmalock_lockspace *ls,
+			      struct rdmalock_waiter *w)
+{
+	u64 slot = (w->slot_off - rdmalock_table_offset(0)) / RDMALOCK_SLOT_SIZE;
+
+	return &ls->sl_guess[(u64)w->home * ls->locks_per_node + slot];
+}
+
+static int rdmalock_sl_faa(struct rdmalock_lockspace *ls,
+			   struct rdmalock_waiter *w, u64 add, u64 *old)
+{
+	int ret = rdmalock_fabric_faa(ls->fabric, w->home, w->slot_off + SL_WORD,
+				      add, old);
+
+	if (!ret)
+		WRITE_ONCE(*rdmalock_sl_guess(ls, w), *old + add);
+	return ret;
+}
+
+static int rdmalock_sl_cas(struct rdmalock_lockspace *ls,
+			   struct rdmalock_waiter *w, u64 expected, u64 desired,
+			   u64 *old)
+{
+	int ret = rdmalock_cas(ls, w->home, w->slot_off + SL_WORD, expected,
+			       desired, old);
+
+	if (!ret)
+		WRITE_ONCE(*rdmalock_sl_guess(ls, w),
+			   *old == expected ? desired : *old);
+	return ret;
+}
+
+/* The word and the era, in one READ. */
+static int rdmalock_sl_read(struct rdmalock_lockspace *ls,
+			    struct rdmalock_waiter *w, u64 line[2])
+{
+	return rdmalock_fabric_read(ls->fabric, w->home, w->slot_off + SL_WORD,
+				    line, 2 * sizeof(u64));
+}
+
+static u32 rdmalock_sl_me(struct rdmalock_lockspace *ls,
+			  struct rdmalock_waiter *w)
+{
+	return sl_tail_id(ls->self, w->idx);
+}
+
+/* Messages. */
+
+/* Sends, waiting for room in a full send queue: a hand-over must not be lost. */
+static int rdmalock_sl_send(struct rdmalock_lockspace *ls, u32 node, u8 type,
+			    const struct rdmalock_sl_msg *m)
+{
+	int ret, i;
+
+	for (i = 0; i < SL_SEND_TRIES; i++) {
+		ret = rdmalock_fabric_send(ls->fabric, node, type, m, sizeof(*m));
+		if (ret != -ENOBUFS)
+			break;
+		usleep_range(50, 100);
+	}
+	if (ret)
+		pr_err_ratelimited("%s: node %u: ShiftLock message %u lost: %d\n",
+				   ls->name, node, type, ret);
+	return ret;
+}
+
+/* A message about @w's lock to descriptor @dest; returns @dest's node. */
+static u32 rdmalock_sl_msg_init(struct rdmalock_sl_msg *m,
+				struct rdmalock_waiter *w, u64 dest)
+{
+	u32 node = RDMALOCK_NO_NODE, idx, gen;
+
+	memset(m, 0, sizeof(*m));
+	m->slot_off = cpu_to_be64(w->slot_off);
+	m->home = cpu_to_be32(w->home);
+	if (!rdmalock_desc_decode(dest, RDMALOCK_MAX_NODES, &node, &idx, &gen)) {
+		m->desc = cpu_to_be32(idx);
+		m->gen = cpu_to_be32(gen);
+	}
+	return node;
+}
+
+/* Tells the queued writer before us, named by its TailId, that we follow. */
+static void rdmalock_sl_tell_pred(struct rdmalock_lockspace *ls,
+				  struct rdmalock_waiter *w, u32 tail)
+{
+	u32 node = (tail - 1) / RDMALOCK_DESC_COUNT;
+	struct rdmalock_sl_msg m = {
+		.slot_off = cpu_to_be64(w->slot_off),
+		.who = cpu_to_be64(w->me),
+		.home = cpu_to_be32(w->home),
+		.desc = cpu_to_be32((tail - 1) % RDMALOCK_DESC_COUNT),
+	};
+
+	/* If it is lost, the lock stands still and the watch resets it. */
+	rdmalock_sl_send(ls, node, SL_MSG_SUCCESSOR, &m);
+}
+
+static void rdmalock_sl_reset_fn(struct work_struct *work)
+{
+	struct rdmalock_sl_reset *r = container_of(work, struct rdmalock_sl_reset,
+						   work);
+	struct rdmalock_lockspace *ls = r->ls;
+	u64 *era = rdmalock_slot_word(ls, r->slot_off, SL_ERA);
+	u64 cur, old;
+	int ret, i;
+
+	mutex_lock(&ls->sl_reset_lock);
+	ret = rdmalock_fabric_read(ls->fabric, ls->self, r->slot_off + SL_WORD,
+				   &cur, sizeof(cur));
+	/* New readers may bump RdrCnt meanwhile; RelCnt is what must not move. */
+	for (i = 0; !ret && i < SL_TRY_CAS; i++) {
+		if (!rdmalock_sl_reset_ok(READ_ONCE(*era), r->era, cur, r->rel))
+			break;
+		ret = rdmalock_fabric_cas(ls->fabric, ls->self,
+					  r->slot_off + SL_WORD, cur,
+					  sl_reset_word(cur), &old);
+		if (!ret && old == cur) {
+			WRITE_ONCE(*era, r->era + 1);
+			pr_warn_ratelimited("%s: lock slot %#llx reset for node %u: RelCnt stood at %u\n",
+					    ls->name, r->slot_off, r->from, r->rel);
+			break;
+		}
+		cur = old;
+	}
+	mutex_unlock(&ls->sl_reset_lock);
+	kfree(r);
+}
+
+static void rdmalock_sl_reset_queue(struct rdmalock_lockspace *ls, u32 from,
+				    const struct rdmalock_sl_msg *m)
+{
+	struct rdmalock_sl_reset *r = kmalloc(sizeof(*r), GFP_ATOMIC);
+	unsigned long flags;
+
+	if (!r)
+		return;
+	INIT_WORK(&r->work, rdmalock_sl_reset_fn);
+	r->ls = ls;
+	r->slot_off = be64_to_cpu(m->slot_off);
+	r->era = be64_to_cpu(m->who);
+	r->rel = be32_to_cpu(m->rel);
+	r->from = from;
+	spin_lock_irqsave(&ls->stop_lock, flags);
+	if (ls->stopping)
+		kfree(r);
+	else
+		queue_work(ls->wq, &r->work);
+	spin_unlock_irqrestore(&ls->stop_lock, flags);
+}
+
+/* Delivers a message to the writer it is for, if it is still that writer. */
+static void rdmalock_sl_deliver(struct rdmalock_lockspace *ls, u8 type,
+				const struct rdmalock_sl_msg *m)
+{
+	u32 idx = be32_to_cpu(m->desc), gen = be32_to_cpu(m->gen);
+	struct rdmalock_waiter *w = &ls->waiters[idx];
+	unsigned int event;
+
+	if (!test_bit(idx, ls->used) || !READ_ONCE(w->sl.writer) ||
+	    w->home != be32_to_cpu(m->home) ||
+	    w->slot_off != be64_to_cpu(m->slot_off) ||
+	    (gen && gen != READ_ONCE(w->gen))) {
+		pr_warn_ratelimited("%s: ShiftLock message %u for descriptor %u, which is not that writer\n",
+				    ls->name, type, idx);
+		return;
+	}
+	switch (type) {
+	case SL_MSG_SUCCESSOR:
+		w->sl.succ = be64_to_cpu(m->who);
+		event = RDMALOCK_EV_LINK;
+		break;
+	case SL_MSG_HANDOVER:
+		w->sl.msg_cons = be32_to_cpu(m->cons);
+		fallthrough;
+	default:
+		w->sl.msg_rel = be32_to_cpu(m->rel);
+		w->sl.msg_epoch = m->epoch;
+		event = type == SL_MSG_HANDOVER ? RDMALOCK_EV_GRANT : RDMALOCK_EV_MODE;
+		break;
+	}
+	rdmalock_event(ls, idx, READ_ONCE(w->gen), event);
+}
+
+static void rdmalock_sl_msg_handle(struct rdmalock_lockspace *ls, u32 node,
+				   u8 type, const void *payload, u32 len)
+{
+	if (rdmalock_sl_msg_check(type, payload, len, ls->num_nodes,
+				  ls->locks_per_node, ls->self)) {
+		pr_err_ratelimited("%s: node %u: malformed ShiftLock message %u\n",
+				   ls->name, node, type);
+		return;
+	}
+	if (type == SL_MSG_RESET)
+		rdmalock_sl_reset_queue(ls, node, payload);
+	else
+		rdmalock_sl_deliver(ls, type, payload);
+}
+
+#define RDMALOCK_SL_HANDLER(name, type)						\
+static void name(struct rdmalock_fabric *fabric, u32 node,			\
+		 const void *payload, u32 len, void *ctx)			\
+{										\
+	rdmalock_sl_msg_handle(ctx, node, type, payload, len);			\
+}
+
+RDMALOCK_SL_HANDLER(rdmalock_sl_successor, SL_MSG_SUCCESSOR)
+RDMALOCK_SL_HANDLER(rdmalock_sl_handover, SL_MSG_HANDOVER)
+RDMALOCK_SL_HANDLER(rdmalock_sl_mode_changed, SL_MSG_MODE_CHANGED)
+RDMALOCK_SL_HANDLER(rdmalock_sl_reset_req, SL_MSG_RESET)
+
+/* Failure detection. */
+
+/* Starts watching the lock for progress, from the word an atomic returned. */
+static void rdmalock_sl_watch_start(struct rdmalock_waiter *w, u64 word)
+{
+	w->sl.seen_rel = sl_rel(word);
+	w->sl.era_known = false;
+	w->sl.changed = ktime_get();
+	w->sl.checked = w->sl.changed;
+}
+
+static void rdmalock_sl_ask_reset(struct rdmalock_lockspace *ls,
+				  struct rdmalock_waiter *w)
+{
+	struct rdmalock_sl_msg m = {
+		.slot_off = cpu_to_be64(w->slot_off),
+		.who = cpu_to_be64(w->sl.era),
+		.home = cpu_to_be32(w->home),
+		.rel = cpu_to_be32(w->sl.seen_rel),
+	};
+
+	rdmalock_sl_send(ls, w->home, SL_MSG_RESET, &m);
+}
+
+/**
+ * rdmalock_sl_watch() - look at the lock while waiting for it
+ * @ls: the lockspace
+ * @w: the waiter
+ * @word: set to the word
+ *
+ * RelCnt that stands still for three leases means a failed holder: ask
+ * the home node for a reset, and again each lease while nothing moves. A
+ * waiter that was itself stalled for a lease between two looks has no
+ * evidence, and starts over.
+ *
+ * Return: 0, -ECONNRESET when the lock was reset, or a verb's error.
+ */
+static int rdmalock_sl_watch(struct rdmalock_lockspace *ls,
+			     struct rdmalock_waiter *w, u64 *word)
+{
+	ktime_t now = ktime_get();
+	u64 line[2];
+	int ret;
+
+	ret = rdmalock_sl_read(ls, w, line);
+	if (ret)
+		return ret;
+	*word = line[0];
+	if (sl_leaped(sl_rel(line[0]), w->sl.seen_rel))
+		return -ECONNRESET;
+	if (ktime_sub(now, w->sl.checked) > ls->lease)
+		w->sl.changed = now;
+	w->sl.checked = now;
+	if (sl_rel(line[0]) != w->sl.seen_rel || !w->sl.era_known) {
+		w->sl.seen_rel = sl_rel(line[0]);
+		w->sl.era = line[1];
+		w->sl.era_known = true;
+		w->sl.changed = now;
+	} else if (ktime_sub(now, w->sl.changed) > 3 * ls->lease) {
+		rdmalock_sl_ask_reset(ls, w);
+		w->sl.changed = ktime_sub(now, 2 * ls->lease);
+	}
+	return 0;
+}
+
+/*
+ * Polls the word until @poll admits the waiter. Its lease starts no later
+ * than the READ before the one that admitted it, since the change came
+ * after that one; or @since, when the first READ admits it.
+ */
+static int rdmalock_sl_poll(struct rdmalock_lockspace *ls,
+			    struct rdmalock_waiter *w, u32 arg,
+			    int (*poll)(u64 cur, u32 arg, u32 prev_rel),
+			    ktime_t since)
+{
+	ktime_t issued = since, prev;
+	unsigned int us = 1;
+	u32 prev_rel;
+	u64 cur;
+	int ret;
+
+	for (;;) {
+		prev = issued;
+		issued = ktime_get();
+		prev_rel = w->sl.seen_rel;
+		ret = rdmalock_sl_watch(ls, w, &cur);
+		if (ret)
+			return ret;
+		switch (poll(cur, arg, prev_rel)) {
+		case SL_RESET:
+			return -ECONNRESET;
+		case SL_ADMITTED:
+			w->sl.lease_start = prev;
+			return 0;
+		}
+		usleep_range(us, us * 2);
+		us = min(us * 2, SL_POLL_MAX_US);
+	}
+}
+
+static int rdmalock_sl_reader_poll_fn(u64 cur, u32 epoch, u32 prev_rel)
+{
+	return rdmalock_sl_reader_poll(cur, epoch, prev_rel);
+}
+
+/*
+ * Sleeps until one of @events, looking at the lock each half lease. The
+ * lease starts no later than the start of the wait before the one that
+ * saw the message: it came after that wait's last look.
+ */
+static int rdmalock_sl_wait_msg(struct rdmalock_lockspace *ls,
+				struct rdmalock_waiter *w, unsigned long events)
+{
+	struct rdmalock_how how = { .timed = true };
+	long half = max_t(long, nsecs_to_jiffies(ls->lease / 2), 1);
+	ktime_t start = w->sl.lease_start, prev;
+	u64 cur;
+	int ret;
+
+	for (;;) {
+		prev = start;
+		start = ktime_get();
+		how.deadline = jiffies + half;
+		ret = rdmalock_wait_event(ls, w, events, &how);
+		if (ret != -ETIMEDOUT) {
+			w->sl.lease_start = prev;
+			return ret;
+		}
+		ret = rdmalock_sl_watch(ls, w, &cur);
+		if (ret)
+			return ret;
+	}
+}
+
+/* Readers. */
+
+static int rdmalock_sl_acquire_read(struct rdmalock_lockspace *ls,
+				    struct rdmalock_waiter *w,
+				    const struct rdmalock_how *how)
+{
+	ktime_t t0;
+	u64 old;
+	int ret;
+
+	if (how->try) {
+		ret = rdmalock_fabric_read(ls->fabric, w->home, w->slot_off + SL_WORD,
+					   &old, sizeof(old));
+		if (ret)
+			return rdmalock_acq_fail(ls, w, ret);
+		if (sl_tail(old))
+			return rdmalock_acq_fail(ls, w, -EAGAIN);
+	}
+	t0 = ktime_get();
+	ret = rdmalock_sl_faa(ls, w, SL_ADD_READER, &old);
+	if (ret)
+		return rdmalock_acq_fail(ls, w, ret);
+	w->sl.lease_start = t0;
+	if (!sl_tail(old))
+		return 0;
+	rdmalock_sl_watch_start(w, old);
+	ret = rdmalock_sl_poll(ls, w, sl_epoch(old), rdmalock_sl_reader_poll_fn, t0);
+	if (ret)
+		return rdmalock_acq_fail(ls, w, ret);
+	return 0;
+}
+
+static bool rdmalock_sl_lease_over(struct rdmalock_lockspace *ls,
+				   struct rdmalock_waiter *w)
+{
+	return ktime_sub(ktime_get(), w->sl.lease_start) > ls->lease;
+}
+
+static int rdmalock_sl_release_read(struct rdmalock_lockspace *ls,
+				    struct rdmalock_waiter *w)
+{
+	u64 old;
+
+	if (rdmalock_sl_lease_over(ls, w))
+		return -ETIME;
+	return rdmalock_sl_faa(ls, w, SL_ADD_READER_DONE, &old);
+}
+
+/* Writers. */
+
+/* A writer trylock: take the lock only if it is free, and never queue. */
+static int rdmalock_sl_try_write(struct rdmalock_lockspace *ls,
+				 struct rdmalock_waiter *w)
+{
+	u64 guess = READ_ONCE(*rdmalock_sl_guess(ls, w)) & ~(SL_TAIL | SL_RDR);
+	u64 old;
+	int ret, i;
+
+	for (i = 0; i < SL_TRY_CAS; i++) {
+		w->sl.lease_start = ktime_get();
+		ret = rdmalock_sl_cas(ls, w, guess, guess | rdmalock_sl_me(ls, w),
+				      &old);
+		if (ret)
+			return rdmalock_acq_fail(ls, w, ret);
+		if (old == guess) {
+			w->sl.cur_rel = sl_rel(old);
+			w->sl.epoch = sl_epoch(old);
+			return 0;
+		}
+		if (sl_tail(old) || sl_rdr(old))
+			break;
+		guess = old;
+	}
+	return rdmalock_acq_fail(ls, w, -EAGAIN);
+}
+
+/* Swaps this writer into TailId; @old is the word it replaced. */
+static int rdmalock_sl_enqueue(struct rdmalock_lockspace *ls,
+			       struct rdmalock_waiter *w, u64 *old)
+{
+	u64 guess = READ_ONCE(*rdmalock_sl_guess(ls, w));
+	int ret;
+
+	for (;;) {
+		w->sl.lease_start = ktime_get();
+		ret = rdmalock_sl_cas(ls, w, guess,
+				      (guess & ~SL_TAIL) | rdmalock_sl_me(ls, w), old);
+		if (ret || *old == guess)
+			return ret;
+		guess = *old;
+	}
+}
+
+/* Queued behind a writer: wait to be handed the lock, or told to wait more. */
+static int rdmalock_sl_wait_pred(struct rdmalock_lockspace *ls,
+				 struct rdmalock_waiter *w)
+{
+	int ret;
+
+	ret = rdmalock_sl_wait_msg(ls, w, BIT(RDMALOCK_EV_GRANT) |
+				   BIT(RDMALOCK_EV_MODE));
+	if (ret)
+		return ret;
+	w->sl.epoch = w->sl.msg_epoch;
+	if (test_bit(RDMALOCK_EV_GRANT, &w->events)) {
+		w->sl.cur_rel = w->sl.msg_rel;
+		w->sl.cons = w->sl.msg_cons;
+		return 0;
+	}
+	/* The readers admitted by the flip release; RelCnt tells when. */
+	ret = rdmalock_sl_poll(ls, w, w->sl.msg_rel, rdmalock_sl_writer_poll,
+			       w->sl.lease_start);
+	w->sl.cur_rel = w->sl.msg_rel;
+	w->sl.cons = 0;
+	return ret;
+}
+
+static int rdmalock_sl_acquire_write(struct rdmalock_lockspace *ls,
+				     struct rdmalock_waiter *w,
+				     const struct rdmalock_how *how)
+{
+	u32 target = 0;
+	u64 old;
+	int ret;
+
+	WRITE_ONCE(w->sl.writer, true);
+	if (how->try)
+		return rdmalock_sl_try_write(ls, w);
+	ret = rdmalock_sl_enqueue(ls, w, &old);
+	if (ret)
+		return rdmalock_acq_fail(ls, w, ret);
+	w->sl.cur_rel = sl_rel(old);
+	w->sl.epoch = sl_epoch(old);
+	rdmalock_sl_watch_start(w, old);
+	switch (rdmalock_sl_after_enqueue(old, &target)) {
+	case SL_BEHIND_WRITER:
+		rdmalock_sl_tell_pred(ls, w, sl_tail(old));
+		ret = rdmalock_sl_wait_pred(ls, w);
+		break;
+	case SL_BEHIND_READERS:
+		ret = rdmalock_sl_poll(ls, w, target, rdmalock_sl_writer_poll,
+				       w->sl.lease_start);
+		w->sl.cur_rel = target;
+		break;
+	default:
+		ret = 0;
+	}
+	/*
+	 * A writer that gave up is still in the queue, and may be named by a
+	 * successor: its descriptor is never reused.
+	 */
+	return ret ? rdmalock_acq_fail(ls, w, ret) : 0;
+}
+
+/* No successor known: clear the tail and flip the epoch, in one CAS. */
+static int rdmalock_sl_release_alone(struct rdmalock_lockspace *ls,
+				     struct rdmalock_waiter *w, bool *queued)
+{
+	struct rdmalock_sl *sl = &w->sl;
+	u32 rdr = sl_rdr(READ_ONCE(*rdmalock_sl_guess(ls, w)));
+	u64 expected, old;
+	int ret;
+
+	for (;;) {
+		expected = sl_word(sl->cur_rel, sl->epoch, rdr, rdmalock_sl_me(ls, w));
+		ret = rdmalock_sl_cas(ls, w, expected,
+				      sl_word(sl->cur_rel + 1, !sl->epoch, rdr, 0), &old);
+		if (ret || old == expected)
+			return ret;
+		if (sl_rel(old) != sl->cur_rel || sl_epoch(old) != sl->epoch)
+			return -ECONNRESET;
+		if (sl_tail(old) != rdmalock_sl_me(ls, w)) {
+			*queued = true;
+			return 0;
+		}
+		/* Only RdrCnt moved: readers arrived while we held. */
+		rdr = sl_rdr(old);
+	}
+}
+
+/* Gives the lock to the successor: to it directly, or to the readers first. */
+static int rdmalock_sl_pass(struct rdmalock_lockspace *ls,
+			    struct rdmalock_waiter *w)
+{
+	struct rdmalock_sl *sl = &w->sl;
+	bool flip = rdmalock_sl_must_flip(sl->cons, ls->writer_batch);
+	struct rdmalock_sl_msg m;
+	u32 node;
+	u64 old;
+	int ret;
+
+	ret = rdmalock_sl_faa(ls, w, flip ? sl_add_flip(sl->epoch) : SL_ADD_HANDOVER,
+			      &old);
+	if (ret)
+		return ret;
+	if (sl_rel(old) != sl->cur_rel || sl_epoch(old) != sl->epoch) {
+		pr_err_ratelimited("%s: lock slot %#llx was reset under a holder in its lease\n",
+				   ls->name, w->slot_off);
+		return -ECONNRESET;
+	}
+	node = rdmalock_sl_msg_init(&m, w, sl->succ);
+	m.epoch = flip ? !sl->epoch : sl->epoch;
+	if (flip) {
+		/* Itself, and the readers it admitted, must release first. */
+		m.rel = cpu_to_be32(sl_rel(old) + sl_rdr(old) + 1);
+	} else {
+		m.rel = cpu_to_be32(sl->cur_rel + 1);
+		m.cons = cpu_to_be32(sl->cons + 1);
+	}
+	/* Lost, it leaves the lock standing still, and the watch resets it. */
+	rdmalock_sl_send(ls, node, flip ? SL_MSG_MODE_CHANGED : SL_MSG_HANDOVER, &m);
+	return 0;
+}
+
+static int rdmalock_sl_release_write(struct rdmalock_lockspace *ls,
+				     struct rdmalock_waiter *w)
+{
+	struct rdmalock_how how = {
+		.deadline = jiffies + max_t(long, nsecs_to_jiffies(ls->lease), 1),
+		.timed = true,
+	};
+	bool queued = false;
+	int ret;
+
+	if (rdmalock_sl_lease_over(ls, w)) {
+		w->lost = true;
+		return -ETIME;
+	}
+	if (!test_bit(RDMALOCK_EV_LINK, &w->events)) {
+		ret = rdmalock_sl_release_alone(ls, w, &queued);
+		if (ret || !queued)
+			return ret;
+		/* Its Successor message is on the way; a failed one never sends. */
+		ret = rdmalock_wait_event(ls, w, BIT(RDMALOCK_EV_LINK), &how);
+		if (ret) {
+			w->lost = true;
+			return ret == -ETIMEDOUT ? 0 : ret;
+		}
+	}
+	return rdmalock_sl_pass(ls, w);
+}
+
+static int rdmalock_sl_acquire(struct rdmalock_lockspace *ls,
+			       struct rdmalock_waiter *w,
+			       const struct rdmalock_how *how)
+{
+	if (w->mode == RDMALOCK_MODE_SH)
+		return rdmalock_sl_acquire_read(ls, w, how);
+	return rdmalock_sl_acquire_write(ls, w, how);
+}
+
+static int rdmalock_sl_release(struct rdmalock_lockspace *ls,
+			       struct rdmalock_waiter *w)
+{
+	if (w->sl.writer)
+		return rdmalock_sl_release_write(ls, w);
+	return rdmalock_sl_release_read(ls, w);
+}
+
+static int rdmalock_sl_attach(struct rdmalock_lockspace *ls)
+{
+	static rdmalock_msg_fn * const handlers[] = {
+		[SL_MSG_SUCCESSOR - RDMALOCK_MSG_FIRST_FREE] = rdmalock_sl_successor,
+		[SL_MSG_HANDOVER - RDMALOCK_MSG_FIRST_FREE] = rdmalock_sl_handover,
+		[SL_MSG_MODE_CHANGED - RDMALOCK_MSG_FIRST_FREE] = rdmalock_sl_mode_changed,
+		[SL_MSG_RESET - RDMALOCK_MSG_FIRST_FREE] = rdmalock_sl_reset_req,
+	};
+	int ret, i;
+
+	ls->sl_guess = kvcalloc((size_t)ls->num_nodes * ls->locks_per_node,
+				sizeof(*ls->sl_guess), GFP_KERNEL);
+	if (!ls->sl_guess)
+		return -ENOMEM;
+	for (i = 0; i < ARRAY_SIZE(handlers); i++) {
+		ret = rdmalock_fabric_set_handler(ls->fabric,
+						  RDMALOCK_MSG_FIRST_FREE + i,
+						  handlers[i], ls);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+const struct rdmalock_algo rdmalock_shiftlock_algo = {
+	.name = "shiftlock",
+	.shared = true,
+	.attach = rdmalock_sl_attach,
+	.acquire = rdmalock_sl_acquire,
+	.release = rdmalock_sl_release,
+};
