@@ -95,4 +95,14 @@ check fail "mixed negative: home CPU CAS + peer RDMA CAS on one word" mixed safe
 check pass "mixed with globally atomic RDMA CAS: mutual exclusion" mixed safety \
 	-DGLOBAL_ATOMICS
 
+# ShiftLock's 8-byte port: two writers (two rounds each), one reader.
+check pass "shiftlock: mutual exclusion, readers/writers" shiftlock safety
+check pass "shiftlock: no deadlock" shiftlock deadlock
+check pass "shiftlock, a crash and the server's reset: mutual exclusion" shiftlock safety \
+	-DFAULTS -DROUNDS=1
+check fail "shiftlock negative: reader tests the epoch before the leap (E9)" shiftlock \
+	safety -DFAULTS -DSRC_EPOCH_FIRST -DROUNDS=1
+check fail "shiftlock negative: Handover without the epoch (E4), 3 writers" shiftlock \
+	deadlock -DPRINTED_HANDOVER_EPOCH -DNW=3
+
 summary
