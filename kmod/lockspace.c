@@ -222,6 +222,21 @@ static bool rdmalock_node_alive(struct rdmalock_lockspace *ls, u32 node)
 	       rdmalock_fabric_node_up(ls->fabric, node);
 }
 
+/*
+ * Has one of @events happened? A grant counts once the event has settled
+ * the state, not when its bit is set: the event's state change is then
+ * the last it does to the acquisition (but a wake-up), so it cannot land
+ * on the next acquisition of the descriptor, which the waiter, going on
+ * at once, may have started meanwhile (found by tools/models/alock.pml).
+ */
+static bool rdmalock_happened(struct rdmalock_waiter *w, unsigned long events)
+{
+	if ((events & BIT(RDMALOCK_EV_GRANT)) &&
+	    atomic_read(&w->state) == RDMALOCK_W_GRANTED)
+		return true;
+	return READ_ONCE(w->events) & events & ~BIT(RDMALOCK_EV_GRANT);
+}
+
 /**
  * rdmalock_wait_event() - wait for an event of this acquisition
  * @ls: the lockspace
@@ -242,7 +257,7 @@ int rdmalock_wait_event(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w
 	long slice, ret;
 
 	for (i = 0; i < RDMALOCK_SPIN_LOOPS; i++) {
-		if (READ_ONCE(w->events) & events)
+		if (rdmalock_happened(w, events))
 			goto happened;
 		cpu_relax();
 	}
@@ -255,14 +270,14 @@ int rdmalock_wait_event(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w
 		}
 		if (how->killable) {
 			ret = wait_event_killable_timeout(w->wq,
-							  READ_ONCE(w->events) & events,
+							  rdmalock_happened(w, events),
 							  slice);
 			if (ret < 0)
 				return -EINTR;
 		} else {
-			wait_event_timeout(w->wq, READ_ONCE(w->events) & events, slice);
+			wait_event_timeout(w->wq, rdmalock_happened(w, events), slice);
 		}
-		if (READ_ONCE(w->events) & events)
+		if (rdmalock_happened(w, events))
 			goto happened;
 		if (!rdmalock_node_alive(ls, w->home) ||
 		    !rdmalock_node_alive(ls, w->watch))

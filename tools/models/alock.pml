@@ -78,15 +78,15 @@ byte holders;
 bit incs[NP + 1], queued[NP + 1];
 
 /*
- * kmod's waiter goes on when its GRANT bit is set, before the handler's
- * state update: see Documentation/models.rst, "the stale grant". With
- * -DWAIT_ON_STATE it goes on when the state says granted, the handler's
- * last access to the descriptor.
+ * kmod's waiter goes on when the state says granted, the handler's last
+ * access to the descriptor (rdmalock_happened()). -DWAIT_ON_BIT models
+ * kmod before that fix, going on when the GRANT bit is set: see
+ * Documentation/models.rst, "the stale grant".
  */
-#ifdef WAIT_ON_STATE
-#define GRANTED(d)	(wstate[d] == W_GRANTED)
-#else
+#ifdef WAIT_ON_BIT
 #define GRANTED(d)	ev_grant[d]
+#else
+#define GRANTED(d)	(wstate[d] == W_GRANTED)
 #endif
 
 #ifdef PRINTED_PETERSON_OR
