@@ -59,6 +59,7 @@ struct rdmalock_lockspace;
  * @msg_rel: from Handover, RelCnt; from ModeChanged, the RelCnt to wait for
  * @msg_cons: from Handover, @cons
  * @msg_epoch: from Handover or ModeChanged, the epoch
+ * @msg_time: when the last message for it was processed
  * @lease_start: no later than the moment it got the lock
  * @seen_rel: RelCnt as last seen while waiting
  * @era: the lock's era when @seen_rel was first seen
@@ -75,6 +76,7 @@ struct rdmalock_sl {
 	u32 msg_rel;
 	u32 msg_cons;
 	bool msg_epoch;
+	ktime_t msg_time;
 	ktime_t lease_start;
 	u32 seen_rel;
 	u64 era;

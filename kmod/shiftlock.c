@@ -20,7 +20,14 @@
  * for three leases asks the home node to reset the lock; the home node
  * does it once per era, and only if RelCnt is still what the waiter saw.
  * Waiters that see the leap give up with -ECONNRESET; a holder past its
- * lease leaves the lock alone and its unlock says -ETIME.
+ * lease leaves the lock alone and its unlock says -ETIME. A lease starts
+ * no later than the atomic or the READ that showed the lock free, or,
+ * for a writer handed the lock, when its node processed the message: the
+ * paper takes the NIC's receive timestamp, which in-kernel verbs do not
+ * give, and a waiter that sleeps has no "last empty poll" close to the
+ * receipt (the spec's H4). The processing time is later than the receipt
+ * by the completion's delay, which the other waiters' three leases cover
+ * while it stays under two leases.
  *
  * Choices where the spec leaves them open (its §3.12, §7): messages carry
  * the epoch (E4); a hand-over adds 1 to RelCnt (E5), which the failure
@@ -354,6 +361,8 @@ static void rdmalock_sl_deliver(struct rdmalock_lockspace *ls, u8 type,
 				    ls->name, type, idx);
 		return;
 	}
+	/* Stands in for the NIC's receive timestamp, which verbs do not give. */
+	w->sl.msg_time = ktime_get();
 	switch (type) {
 	case SL_MSG_SUCCESSOR:
 		w->sl.succ = be64_to_cpu(m->who);
@@ -505,25 +514,22 @@ static int rdmalock_sl_reader_poll_fn(u64 cur, u32 epoch, u32 prev_rel)
 
 /*
  * Sleeps until one of @events, looking at the lock each half lease. The
- * lease starts no later than the start of the wait before the one that
- * saw the message: it came after that wait's last look.
+ * lease starts when the message was received (see the comment at the top
+ * of this file).
  */
 static int rdmalock_sl_wait_msg(struct rdmalock_lockspace *ls,
 				struct rdmalock_waiter *w, unsigned long events)
 {
 	struct rdmalock_how how = { .timed = true };
 	long half = max_t(long, nsecs_to_jiffies(ls->lease / 2), 1);
-	ktime_t start = w->sl.lease_start, prev;
 	u64 cur;
 	int ret;
 
 	for (;;) {
-		prev = start;
-		start = ktime_get();
 		how.deadline = jiffies + half;
 		ret = rdmalock_wait_event(ls, w, events, &how);
 		if (ret != -ETIMEDOUT) {
-			w->sl.lease_start = prev;
+			w->sl.lease_start = w->sl.msg_time;
 			return ret;
 		}
 		ret = rdmalock_sl_watch(ls, w, &cur);

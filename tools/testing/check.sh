@@ -67,6 +67,10 @@ group alock-debug "$testing/vm/vmtest.sh" --scenario alock --kernel debug \
 	--timeout 1500 --outdir "$out/alock-debug"
 group negative-stock "$testing/vm/vmtest.sh" --scenario negative-control \
 	--kernel stock --outdir "$out/negative-stock"
+group shiftlock-stock "$testing/vm/vmtest.sh" --scenario shiftlock \
+	--kernel stock --timeout 900 --outdir "$out/shiftlock-stock"
+group shiftlock-debug "$testing/vm/vmtest.sh" --scenario shiftlock \
+	--kernel debug --timeout 1500 --outdir "$out/shiftlock-debug"
 group harness "$testing/vm/selftest.sh"
 
 echo "$total_passed passed, $total_failed failed"

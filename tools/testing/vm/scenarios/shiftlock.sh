@@ -8,8 +8,9 @@
 # over the nodes. Then: the verbs of uncontended acquisitions; failed
 # atomics under one hot lock, beside the cas baseline's; a writer is not
 # starved by a stream of readers, nor a reader by a stream of writers;
-# and the last node dies holding a write lock, which the others get back
-# after its lease.
+# and the last node dies holding a write lock, and queued between two
+# writers for another: the others get both locks after the leases, and
+# a torture among them afterwards is exact.
 . ./lib.sh
 
 : "${TORTURE_MS:=1500}"
@@ -18,6 +19,9 @@ THREADS=4
 # failure domain has a short one.
 TORTURE_LEASE_MS=5000
 FAIL_LEASE_MS=200
+# Long enough for a queue of three to form, across nodes, behind a
+# holder that holds until the node queued behind it is dead.
+MID_LEASE_MS=10000
 READS="0 50 95"
 # The debug kernel (the one with kmemleak) is about ten times slower.
 [ ! -e "$KMEMLEAK" ] || READS="0 95"
@@ -34,12 +38,16 @@ create_domains() {
 	ctl domain create dom-fail --node-id "$VMTEST_NODE" --nodes "$VMTEST_NODES" \
 		--algo shiftlock --port 7212 --locks-per-node 8 \
 		--lease-ms $FAIL_LEASE_MS &&
+	ctl domain create dom-mid --node-id "$VMTEST_NODE" --nodes "$VMTEST_NODES" \
+		--algo shiftlock --port 7214 --locks-per-node 8 \
+		--lease-ms $MID_LEASE_MS &&
 	ctl domain create dom-cas --node-id "$VMTEST_NODE" --nodes "$VMTEST_NODES" \
 		--algo cas --port 7213 --locks-per-node 8
 }
 
 domains_up() {
-	domain_up dom-shift && domain_up dom-fail && domain_up dom-cas
+	domain_up dom-shift && domain_up dom-fail && domain_up dom-mid &&
+		domain_up dom-cas
 }
 
 torture_all() {
@@ -124,22 +132,56 @@ stream() {
 	echo no >/www/streaming
 }
 
-# The holder of a write lock on lock 1 of dom-fail dies; the others must
-# get the lock once its lease ends (the home node resets it).
-holder_dies() {
+# published NODE NAME: node NODE has published NAME.
+published() { retry 30 wget -q -O /dev/null "http://$(node_addr "$1")/$2"; }
+
+# The victim dies holding the write lock 1 of dom-fail, and queued for
+# the write lock 3 of dom-mid, between node 0, which holds it, and node
+# 1: when node 0 hands it over, it goes to a dead node.
+victim_dies() {
 	ctl lock dom-fail 1 -- sh -c ': >/www/held; sleep 1000' &
 	retry 20 test -e /www/held || return 1
-	barrier victim-holds
+	published 0 mid-held || return 1
+	ctl lock dom-mid 3 -- true &
+	sleep 1
+	: >/www/mid-queued
+	published 1 mid-queued-after || return 1
 	die_now
 }
 
-# lock_after_reset ID: take lock ID of dom-fail, trying again while it
-# is reset under us (ECONNRESET); prints how long that took.
+# Node 0 holds lock 3 of dom-mid while the queue forms behind it, until
+# the victim is gone.
+mid_holder() {
+	ctl lock dom-mid 3 -- sh -c ": >/www/mid-held
+		while ping -c 1 -W 1 $(node_addr "$victim") >/dev/null; do
+			sleep 1
+		done" >/tmp/mid-holder 2>&1
+	echo $? >/tmp/mid-holder.rc
+}
+
+# Node 1 queues for it behind the victim, in the background.
+mid_waiter() {
+	published "$victim" mid-queued || return 1
+	(lock_after_reset dom-mid 3 1 >/tmp/mid-waiter 2>&1; echo $? >/tmp/mid-waiter.rc) &
+	sleep 1
+	: >/www/mid-queued-after
+}
+
+# finished NAME: the background job NAME ended and succeeded.
+finished() {
+	retry 120 test -e "/tmp/$1.rc" || return 1
+	cat "/tmp/$1" >&2
+	[ "$(cat "/tmp/$1.rc")" -eq 0 ]
+}
+
+# lock_after_reset DOMAIN ID [MIN-RESETS]: take the write lock ID, trying
+# again while it is reset under us (ECONNRESET); prints how long that
+# took, and fails if it saw fewer than MIN-RESETS resets.
 lock_after_reset() {
 	local start end tries=0 out
 
 	start=$(date +%s)
-	until out=$(ctl lock dom-fail "$1" -- true 2>&1); do
+	until out=$(ctl lock "$1" "$2" -- true 2>&1); do
 		echo "$out" >&2
 		echo "$out" | grep -q 'Connection reset' || return 1
 		tries=$((tries + 1))
@@ -147,20 +189,21 @@ lock_after_reset() {
 	done
 	end=$(date +%s)
 	echo "granted after $((end - start)) s and $tries resets" >&2
+	[ "$tries" -ge "${3:-0}" ]
 }
 
 victim_holds() { wget -q -O /dev/null "http://$(node_addr "$victim")/held"; }
 
 case $VMTEST_NODE in
-0) tap_plan $((9 + TORTURE_TESTS)) ;;
-1) tap_plan $((10 + TORTURE_TESTS)) ;;
+0) tap_plan $((12 + TORTURE_TESTS)) ;;
+1) tap_plan $((13 + TORTURE_TESTS)) ;;
 "$victim") tap_plan $((5 + TORTURE_TESTS)) ;;
 *) tap_plan $((8 + TORTURE_TESTS)) ;;
 esac
 kmemleak_forget
 echo no >/www/streaming
 tap_check "rdmalock.ko loads" load_rdmalock
-tap_check "domains dom-shift, dom-fail and dom-cas created" create_domains
+tap_check "domains dom-shift, dom-fail, dom-mid and dom-cas created" create_domains
 tap_check "every node of every domain is up" retry 60 domains_up
 barrier up
 torture_all
@@ -191,20 +234,35 @@ if [ "$VMTEST_NODE" -eq "$victim" ]; then
 		granted_during_stream "" 100
 	tap_check "a reader gets the lock during a stream of writers" \
 		granted_during_stream --shared 0
-	holder_dies
+	victim_dies
 fi
 stream 100
 stream 0
 
 VMTEST_GONE=$victim
 tap_check "the victim holds lock 1 of dom-fail" retry 30 victim_holds
-barrier victim-holds
+case $VMTEST_NODE in
+0) mid_holder & ;;
+1) mid_waiter ;;
+esac
 tap_check "the dead holder's write lock is granted again after its lease" \
-	lock_after_reset 1
+	lock_after_reset dom-fail 1
 tap_check "locks of dom-fail still work" sh -c \
 	"rdmalockctl lock dom-fail 0 -- true && rdmalockctl lock dom-fail 4 --shared -- true"
+[ "$VMTEST_NODE" -ne 0 ] ||
+	tap_check "the holder before a writer that died queued releases normally" \
+		finished mid-holder
+[ "$VMTEST_NODE" -ne 1 ] ||
+	tap_check "a writer queued behind one that died gets the lock after its lease" \
+		finished mid-waiter
+barrier mid-done 180
+tap_check "survivors' torture after the failures: no violation" \
+	torture_round dom-mid after --threads $THREADS --duration "$TORTURE_MS" \
+	--locks 6 --local 100 --read 50
+tap_check "survivors' torture after the failures: counters exact" \
+	counters_exact dom-mid after 6
 barrier survivors-done 120
 tap_check "domains destroyed, rdmalock.ko unloads" sh -c \
-	"rdmalockctl domain destroy dom-shift && rdmalockctl domain destroy dom-fail &&
-	 rdmalockctl domain destroy dom-cas && rmmod rdmalock"
+	"for d in shift fail mid cas; do rdmalockctl domain destroy dom-\$d || exit 1; done &&
+	 rmmod rdmalock"
 tap_kmemleak
