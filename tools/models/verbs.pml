@@ -27,6 +27,14 @@ bit nic_busy;
 	atomic { if :: old == cmp -> w = swp :: else fi; nic_busy = 0 }
 #endif
 
+/*
+ * RDMA fetch-and-add of word w, which wraps at mod as a 64-bit word wraps
+ * at 2^64, so a field's carry or borrow reaches the field above it. One
+ * step: the models that use it keep CPU RMWs off the word.
+ */
+#define RDMA_FAA(w, add, mod, old) \
+	atomic { !nic_busy -> old = w; w = (w + (add)) % (mod) }
+
 /* A CPU compare-and-swap (cmpxchg) or swap (xchg): one step. */
 #define CPU_CAS(w, cmp, swp, old) \
 	atomic { old = w; if :: old == cmp -> w = swp :: else fi }

@@ -102,4 +102,30 @@ check fail "shiftlock negative: reader tests the epoch before the leap (E9)" shi
 check fail "shiftlock negative: Handover without the epoch (E4), 3 writers" shiftlock \
 	deadlock -DPRINTED_HANDOVER_EPOCH -DNW=3
 
+# DSLR as shared/specs/dslr.md §11 has it, COUNT_MAX 2 so that the
+# overflow reset runs: three clients one round each, two clients two.
+check pass "dslr: mutual exclusion, readers/writers, overflow reset" dslr safety \
+	-DNP=3 -DROUNDS=1
+check pass "dslr 2 clients x 2 rounds: mutual exclusion" dslr safety
+check pass "dslr: no deadlock" dslr deadlock -DNP=3 -DROUNDS=1
+check pass "dslr 2 clients x 2 rounds: no deadlock" dslr deadlock
+check pass "dslr, a crash and lease resets: mutual exclusion" dslr safety \
+	-DFAULTS -DNP=3 -DROUNDS=1
+check pass "dslr 2 clients x 2 rounds, a crash and a lease reset: mutual exclusion" \
+	dslr safety -DFAULTS
+check pass "dslr: starvation freedom from the ticket (weak fairness)" dslr ltl:starvation \
+	-DLIVENESS -DROUNDS=0
+check fail "dslr negative: starvation freedom from the call, a bouncer lapped" dslr \
+	ltl:from_call -DLIVENESS -DROUNDS=0
+check fail "dslr negative: printed fall-through after a bounce (D1)" dslr safety \
+	-DPRINTED_FALLTHROUGH
+check fail "dslr negative: printed skip test, Alg. 2 l. 3 (D2)" dslr deadlock \
+	-DPRINTED_SKIP -DNP=3 -DROUNDS=1
+check fail "dslr negative: printed shared reset value, Alg. 2 l. 13 (D2)" dslr safety \
+	-DFAULTS -DPRINTED_SHARED_RESET -DNP=3 -DROUNDS=1 -DROUNDS1=2 -DCM=3
+check fail "dslr negative: stall resetter zeroes, Alg. 2 l. 18 (D5)" dslr safety \
+	-DFAULTS -DPRINTED_STALL_ZERO -DNP=3 -DROUNDS=1
+check fail "dslr negative: release check-then-FA with the revoked check (D10)" dslr \
+	safety -DFAULTS -DLATE_RELEASE
+
 summary

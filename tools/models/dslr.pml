@@ -1,0 +1,401 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * DSLR (shared/specs/dslr.md) at the level of single verbs: the §11
+ * pseudocode, which is the paper's Algorithms 1-3 with the fixes of §8.
+ * Not implemented in kmod/ yet; the kernel's DSLR will be held to this
+ * model, and Documentation/models.rst maps its steps to the spec.
+ *
+ * The lock word is one variable holding n_X, n_S, max_X, max_S as digits
+ * of base B, so an FA carries and borrows across fields as the 64-bit
+ * add does (§3.2, D3). COUNT_MAX is CM, tiny, so that the overflow reset
+ * is reached in a few rounds; B leaves room above CM for one transient
+ * increment per other process (INV-8), as 2^15 does in the paper.
+ *
+ * Each client takes a shared or an exclusive ticket each round. Only the
+ * NIC changes the word (INV-1): FA and CAS are one step each, READ too.
+ *
+ * -DFAULTS: one client may crash at any step, and a waiter may reset the
+ * counters (Alg. 2 l. 11-16 with D2's values) by CAS from the word it
+ * read. That the pair (n_X, n_S) stood still for 2 x lease is the timing
+ * argument of §6.2 and INV-9, which the model takes as an oracle: by the
+ * reset, every holder's lease has run out, and so has the lease of every
+ * waiter that the word already grants (its lease began at a poll before
+ * the pair changed). Such a client stops using the lock and does not
+ * release it (INV-4, INV-11). A release checks the lease atomically with
+ * its FA: that is the margin of INV-9.
+ *
+ * The overflow reset zeroes the word only when no waiter still holds a
+ * ticket of the old epoch (ZERO_OK). That is a timing rule §11 lacks; see
+ * models.rst "the stale waiter" for why it is needed and how a kernel can
+ * meet it. -DNO_ZERO_GUARD drops it.
+ *
+ * Negative cases: the printed pseudocode of an erratum of §8, or a
+ * variant the spec discusses (models.rst says which ones have a check):
+ *   PRINTED_FALLTHROUGH   D1: after a bounce, Alg. 1 goes on to the grant
+ *                         test with the withdrawn ticket
+ *   PRINTED_SKIP          D2: Alg. 2 l. 3, one skip test for both modes
+ *   PRINTED_SHARED_RESET  D2: Alg. 2 l. 13, a shared reset claims every
+ *                         shared slot up to its own
+ *   PRINTED_STALL_ZERO    D5: Alg. 2 l. 18, a stall resetter of a frozen
+ *                         word zeroes it
+ *   GRANT_FIRST           D2: the "obvious repair", grant before skip
+ *   LATE_RELEASE          D10: lease check, then FA, as two steps, with
+ *                         §11's revoked-check and CAS undo
+ *   NO_ZERO_GUARD         D11: §11's zeroing with only the max-regression
+ *                         check to protect waiters of the old epoch
+ */
+#ifndef GLOBAL_ATOMICS
+#define GLOBAL_ATOMICS	/* one-step RDMA_CAS: nothing but the NIC RMWs the word */
+#endif
+#include "verbs.pml"
+
+#ifndef NP
+#define NP 2
+#endif
+#ifndef ROUNDS
+#define ROUNDS 2
+#endif
+/* Clients 1 and 2's rounds, when only they need more. */
+#ifndef ROUNDS1
+#define ROUNDS1 ROUNDS
+#endif
+#ifndef ROUNDS2
+#define ROUNDS2 ROUNDS
+#endif
+#define MYROUNDS	(me == 1 -> ROUNDS1 : (me == 2 -> ROUNDS2 : ROUNDS))
+#ifndef CM
+#define CM 2
+#endif
+#ifndef MAXRESETS
+#define MAXRESETS 1
+#endif
+#define B	(CM + NP)
+
+#define F_MX	B
+#define F_NS	(B * B)
+#define F_NX	(B * B * B)
+#define WMOD	(B * B * B * B)
+#define MS(v)	((v) % B)
+#define MX(v)	((v) / F_MX % B)
+#define NS(v)	((v) / F_NS % B)
+#define NX(v)	((v) / F_NX)
+#define WORD(nx, ns, mx, ms)	((nx) * F_NX + (ns) * F_NS + (mx) * F_MX + (ms))
+
+#define SH	0
+#define EX	1
+#define TICKET(m)	((m) == EX -> F_MX : 1)
+#define SERVED(m)	((m) == EX -> F_NX : F_NS)
+
+/* Alg. 1 l. 4/18: tested on the word before our own increment. */
+#define FROZEN(v)	(MX(v) >= CM || MS(v) >= CM)
+#define GRANTED(p, m, v) \
+	(NX(v) == MX(p) && ((m) == SH || NS(v) == MS(p)))
+#ifdef PRINTED_SKIP
+#define SKIPPED(p, m, v)	(NX(v) > MX(p) || NS(v) > MS(p))
+#else
+/* D2: by mode; D11: a max field below our ticket means a zeroing. */
+#define SKIPPED(p, m, v) \
+	(NX(v) > MX(p) || ((m) == EX && NS(v) > MS(p)) || \
+	 MX(v) < MX(p) + (m) || MS(v) < MS(p) + 1 - (m))
+#endif
+#ifdef GRANT_FIRST
+#define FIRST_TEST \
+	(!GRANTED(tk[me], md[me], val) && SKIPPED(tk[me], md[me], val))
+#else
+#define FIRST_TEST	SKIPPED(tk[me], md[me], val)
+#endif
+/* Alg. 1 l. 10/24: our FA took the field to COUNT_MAX. */
+#define DESIGNATED(p, m) \
+	(((m) == SH && MS(p) == CM - 1) || ((m) == EX && MX(p) == CM - 1))
+#define RESET_FROM(p, m) \
+	((m) == SH -> WORD(MX(p), CM, MX(p), CM) : WORD(CM, MS(p), CM, MS(p)))
+#ifdef PRINTED_SHARED_RESET
+#define SH_RESET(p, v)	WORD(MX(p), MS(p) + 1, MX(v), MS(v))
+#else
+/* D2: a shared resetter claims one slot, its own. */
+#define SH_RESET(p, v)	WORD(MX(p), NS(v) + 1, MX(v), MS(v))
+#endif
+#define STALL_RESET(p, m, v) \
+	((m) == SH -> SH_RESET(p, v) : WORD(MX(p) + 1, MS(p), MX(v), MS(v)))
+
+#define IDLE	0
+#define WAITING	1
+#define HOLDING	2
+#define CRASHED	3
+
+short L;
+/* Each client's ticket (the FA's prev), mode and state, for the oracle. */
+short tk[NP + 1];
+bit md[NP + 1];
+byte st[NP + 1];
+bit expired[NP + 1];
+byte sholders, xholders, resets, i;
+bit incs[NP + 1], want[NP + 1];
+
+/* Ghost: zeroings so far, and the one each ticket was taken in. */
+byte gen;
+byte tep[NP + 1];
+#ifdef FAULTS
+#define NOTE_EPOCH(p)	tep[p] = gen
+#define NEW_EPOCH	gen++
+#define RESET_OK	(resets < MAXRESETS)
+#else
+#define NOTE_EPOCH(p)	skip
+#define NEW_EPOCH	skip
+#define RESET_OK	false
+#endif
+
+#define STALE(p)	(st[p] == WAITING && tep[p] == gen)
+#if !defined(FAULTS) || defined(NO_ZERO_GUARD)
+#define ZERO_OK	true
+#elif NP == 2
+#define ZERO_OK	(!STALE(1) && !STALE(2))
+#else
+#define ZERO_OK	(!STALE(1) && !STALE(2) && !STALE(3))
+#endif
+
+/* A client that stops using the lock: out of the critical section. */
+inline leave_cs(p)
+{
+	if
+	:: incs[p] && md[p] == EX -> xholders--
+	:: incs[p] && md[p] == SH -> sholders--
+	:: else
+	fi;
+	incs[p] = 0
+}
+
+/*
+ * The oracle at a reset from word v: every lease that has run out by now
+ * (see the top) is over, so its client leaves the lock alone.
+ */
+inline expire(v)
+{
+	for (i : 1 .. NP) {
+		if
+		:: st[i] == HOLDING || (STALE(i) && GRANTED(tk[i], md[i], v)) ->
+			expired[i] = 1; leave_cs(i)
+		:: else
+		fi
+	}
+}
+
+#ifdef FAULTS
+bit kill[NP + 1];
+#define FAULTS_KILL(p)	kill[p] -> atomic { leave_cs(p); st[p] = CRASHED }
+#else
+#define FAULTS_KILL(p)	false
+#endif
+
+proctype client(byte me)
+{
+	short val, old, cur, rf;
+	byte round;
+	bit own_slot;
+
+	{
+	do
+	:: ROUNDS > 0 && round == MYROUNDS -> break
+	:: else ->
+#if ROUNDS > 0
+		round++;
+#endif
+		if
+		:: md[me] = SH
+		:: md[me] = EX
+		fi;
+		want[me] = 1;
+acquire:
+		skip;
+		d_step { val = 0; old = 0; cur = 0; rf = 0; expired[me] = 0 };
+		/* Alg. 1 l. 3/17: the ticket; l. 12/26: granted by it at once. */
+		atomic {
+			RDMA_FAA(L, TICKET(md[me]), WMOD, tk[me]);
+			NOTE_EPOCH(me);
+			if
+			:: FROZEN(tk[me]) -> st[me] = IDLE
+			:: GRANTED(tk[me], md[me], tk[me]) -> st[me] = HOLDING
+			:: else -> st[me] = WAITING
+			fi
+		};
+		if
+		:: FROZEN(tk[me]) ->
+			/*
+			 * D3b: undo by CAS on the word as seen, so an undo can never
+			 * borrow from a word that a reset has zeroed under us.
+			 */
+			cur = (tk[me] + TICKET(md[me])) % WMOD;
+			do
+			:: RDMA_CAS(L, cur, cur - TICKET(md[me]), old);
+			   if
+			   :: old == cur -> cur = old - TICKET(md[me]); break
+			   :: !FROZEN(old) -> cur = old; break
+			   :: else -> cur = old
+			   fi
+			od;
+			/*
+			 * The random backoff (A.3): retrying on a word that has not
+			 * changed since our undo would bounce again.
+			 */
+			L != cur;
+#ifdef PRINTED_FALLTHROUGH
+			if
+			:: GRANTED(tk[me], md[me], tk[me]) -> st[me] = HOLDING; goto held
+			:: else
+			fi;
+#endif
+			goto acquire
+		:: else
+		fi;
+		if
+		:: DESIGNATED(tk[me], md[me]) -> rf = RESET_FROM(tk[me], md[me])
+		:: else
+		fi;
+		/* Alg. 2: poll with READ. */
+		do
+		:: st[me] == HOLDING -> break
+		:: else ->
+			atomic {
+				val = L;
+				if
+				:: FIRST_TEST -> st[me] = IDLE
+				:: else ->
+					if
+					:: GRANTED(tk[me], md[me], val) ->
+						/* Granted after its lease ran out: lost, never released. */
+						st[me] = (expired[me] -> IDLE : HOLDING)
+					:: else
+					fi
+				fi
+			};
+			if
+			:: st[me] == HOLDING -> break
+			/* Failure: the caller drops its locks and retries (§4.7). */
+			:: st[me] == IDLE -> goto acquire
+			:: else ->
+				if
+				/* Polling an unchanged word changes nothing. */
+				:: L != val
+				/* Alg. 2 l. 11-16: the stall reset; the resetter fails too. */
+				:: atomic {
+					RESET_OK && L == val ->
+					expire(val);
+					RDMA_CAS(L, val, STALL_RESET(tk[me], md[me], val), old);
+					resets++; st[me] = IDLE
+				   };
+#ifdef PRINTED_STALL_ZERO
+				   /* Alg. 2 l. 17-18 "Reset L to zero" as Alg. 3 l. 7 does. */
+				   cur = STALL_RESET(tk[me], md[me], val);
+				   if
+				   :: FROZEN(cur) -> atomic { L == cur -> RDMA_CAS(L, cur, 0, old); NEW_EPOCH }
+				   :: else
+				   fi;
+#endif
+				   goto acquire
+				fi
+			fi
+		od;
+held:
+		want[me] = 0;
+		{
+			atomic {
+				if
+				:: md[me] == EX -> xholders++
+				:: else -> sholders++
+				fi;
+				incs[me] = 1;
+				assert(xholders + sholders == 1 || xholders == 0)
+			};
+			atomic { leave_cs(me) }
+		} unless { expired[me] };
+		/* Alg. 3, with INV-9's margin: the lease check and the FA are one. */
+#ifdef LATE_RELEASE
+		expired[me] == 0;
+		atomic {
+			RDMA_FAA(L, SERVED(md[me]), WMOD, old);
+			st[me] = IDLE
+		};
+		/* D10 (§11): a revoked release is undone by CAS. */
+		cur = (old + SERVED(md[me])) % WMOD;
+		do
+		:: NX(old) == MX(tk[me]) && (md[me] == SH || NS(old) == MS(tk[me])) -> break
+		:: else ->
+			RDMA_CAS(L, cur, cur - SERVED(md[me]), old);
+			if
+			:: old == cur -> break
+			:: else -> cur = old
+			fi
+		od;
+#else
+		atomic {
+			if
+			:: !expired[me] ->
+				RDMA_FAA(L, SERVED(md[me]), WMOD, old);
+				/* D10: with the margin, no release is ever revoked. */
+				own_slot = (NX(old) == MX(tk[me]) &&
+					    (md[me] == SH || NS(old) == MS(tk[me])));
+				assert(own_slot)
+			:: else
+			fi;
+			st[me] = IDLE
+		};
+#endif
+		/* Alg. 3 l. 6-7, D5, D6: zero the drained word, and only that. */
+		if
+		:: rf != 0 && !expired[me] ->
+			do
+			:: atomic {
+				ZERO_OK -> RDMA_CAS(L, rf, 0, old);
+				if
+				:: old == rf -> NEW_EPOCH
+				:: else
+				fi
+			   };
+			   if
+			   :: old == rf -> break
+			   :: !FROZEN(old) -> break
+			   :: else -> L != old
+			   fi
+			od
+		:: else
+		fi
+	od
+	} unless { FAULTS_KILL(me) }
+end_crashed:
+	skip
+}
+
+init
+{
+	byte j;
+
+	atomic {
+		for (j : 1 .. NP) {
+			run client(j)
+		}
+	}
+#ifdef FAULTS
+	/* At most one client crashes, at a step of its own choosing. */
+	if
+	:: select(j : 1 .. NP); kill[j] = 1
+	:: skip
+	fi
+#endif
+}
+
+#ifdef LIVENESS
+/*
+ * Theorem 3 is about tickets: a client whose ticket FA did not bounce
+ * gets the lock. From the call, a client can bounce for ever (see
+ * models.rst); the paper leaves that to the random backoff.
+ */
+#define SF_TICKET(p)	([] (st[p] == WAITING -> <> incs[p]))
+#define SF_CALL(p)	([] (want[p] -> <> incs[p]))
+#if NP == 2
+ltl starvation { SF_TICKET(1) && SF_TICKET(2) }
+ltl from_call { SF_CALL(1) && SF_CALL(2) }
+#else
+ltl starvation { SF_TICKET(1) && SF_TICKET(2) && SF_TICKET(3) }
+ltl from_call { SF_CALL(1) && SF_CALL(2) && SF_CALL(3) }
+#endif
+#endif
