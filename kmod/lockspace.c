@@ -471,6 +471,8 @@ void rdmalock_desc_free(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w
 		atomic_inc(&ls->lost);
 		return;
 	}
+	/* A late message must not find a writer here once the bit is clear. */
+	WRITE_ONCE(w->sl.writer, false);
 	spin_lock(&ls->pool_lock);
 	__clear_bit(w->idx, ls->used);
 	spin_unlock(&ls->pool_lock);
@@ -610,6 +612,7 @@ EXPORT_SYMBOL_IF_KUNIT(rdmalock_lockspace_stop);
  */
 void rdmalock_lockspace_free(struct rdmalock_lockspace *ls)
 {
+	mutex_destroy(&ls->sl_reset_lock);
 	kvfree(ls->sl_guess);
 	kvfree(ls);
 }
@@ -670,7 +673,8 @@ int rdmalock_ls_release(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w
 {
 	int ret = ls->algo->release(ls, w);
 
-	if (ret)
+	/* After -ETIME the algorithm knows whether the descriptor is named. */
+	if (ret && ret != -ETIME)
 		w->lost = true;
 	rdmalock_desc_free(ls, w);
 	return ret;

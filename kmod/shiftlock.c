@@ -47,7 +47,6 @@
 #include "shiftlock.h"
 
 #define SL_POLL_MAX_US		1000
-#define SL_SEND_TRIES		1000
 #define SL_TRY_CAS		4
 
 struct rdmalock_sl_reset {
@@ -242,15 +241,21 @@ static u32 rdmalock_sl_me(struct rdmalock_lockspace *ls,
 
 /* Messages. */
 
-/* Sends, waiting for room in a full send queue: a hand-over must not be lost. */
+/*
+ * Sends, waiting a little for room in a full send queue. Not long: the
+ * receiver of a hand-over starts its lease when it gets it, and the other
+ * waiters' clocks started at the hand-over's atomic, which the top of
+ * this file allows two leases of delay.
+ */
 static int rdmalock_sl_send(struct rdmalock_lockspace *ls, u32 node, u8 type,
 			    const struct rdmalock_sl_msg *m)
 {
-	int ret, i;
+	ktime_t end = ktime_add_ns(ktime_get(), ls->lease / 4);
+	int ret;
 
-	for (i = 0; i < SL_SEND_TRIES; i++) {
+	for (;;) {
 		ret = rdmalock_fabric_send(ls->fabric, node, type, m, sizeof(*m));
-		if (ret != -ENOBUFS)
+		if (ret != -ENOBUFS || ktime_after(ktime_get(), end))
 			break;
 		usleep_range(50, 100);
 	}
@@ -304,21 +309,35 @@ static void rdmalock_sl_reset_fn(struct work_struct *work)
 	mutex_lock(&ls->sl_reset_lock);
 	ret = rdmalock_fabric_read(ls->fabric, ls->self, r->slot_off + SL_WORD,
 				   &cur, sizeof(cur));
-	/* New readers may bump RdrCnt meanwhile; RelCnt is what must not move. */
-	for (i = 0; !ret && i < SL_TRY_CAS; i++) {
-		if (!rdmalock_sl_reset_ok(READ_ONCE(*era), r->era, cur, r->rel))
-			break;
+	if (ret || !rdmalock_sl_reset_ok(READ_ONCE(*era), r->era, cur, r->rel))
+		goto out;
+	/*
+	 * Odd while the reset may land, even again after it: a waiter that
+	 * sees the era move knows of a reset even if two leaps, 2^32, left
+	 * RelCnt where it was.
+	 */
+	WRITE_ONCE(*era, r->era + 1);
+	/* Visible before the CAS, which the NIC executes, can land. */
+	smp_wmb();
+	for (i = 0; i < SL_TRY_CAS; i++) {
 		ret = rdmalock_fabric_cas(ls->fabric, ls->self,
 					  r->slot_off + SL_WORD, cur,
 					  sl_reset_word(cur), &old);
-		if (!ret && old == cur) {
-			WRITE_ONCE(*era, r->era + 1);
+		if (ret)
+			break;
+		if (old == cur) {
+			WRITE_ONCE(*era, r->era + 2);
 			pr_warn_ratelimited("%s: lock slot %#llx reset for node %u: RelCnt stood at %u\n",
 					    ls->name, r->slot_off, r->from, r->rel);
-			break;
+			goto out;
 		}
+		/* New readers may bump RdrCnt meanwhile; RelCnt is what must not move. */
+		if (sl_rel(old) != r->rel)
+			break;
 		cur = old;
 	}
+	WRITE_ONCE(*era, r->era);
+out:
 	mutex_unlock(&ls->sl_reset_lock);
 	kfree(r);
 }
@@ -351,18 +370,17 @@ static void rdmalock_sl_deliver(struct rdmalock_lockspace *ls, u8 type,
 {
 	u32 idx = be32_to_cpu(m->desc), gen = be32_to_cpu(m->gen);
 	struct rdmalock_waiter *w = &ls->waiters[idx];
+	u32 cur_gen = READ_ONCE(w->gen);
 	unsigned int event;
 
 	if (!test_bit(idx, ls->used) || !READ_ONCE(w->sl.writer) ||
-	    w->home != be32_to_cpu(m->home) ||
-	    w->slot_off != be64_to_cpu(m->slot_off) ||
-	    (gen && gen != READ_ONCE(w->gen))) {
+	    READ_ONCE(w->home) != be32_to_cpu(m->home) ||
+	    READ_ONCE(w->slot_off) != be64_to_cpu(m->slot_off) ||
+	    (gen && gen != cur_gen)) {
 		pr_warn_ratelimited("%s: ShiftLock message %u for descriptor %u, which is not that writer\n",
 				    ls->name, type, idx);
 		return;
 	}
-	/* Stands in for the NIC's receive timestamp, which verbs do not give. */
-	w->sl.msg_time = ktime_get();
 	switch (type) {
 	case SL_MSG_SUCCESSOR:
 		w->sl.succ = be64_to_cpu(m->who);
@@ -372,12 +390,14 @@ static void rdmalock_sl_deliver(struct rdmalock_lockspace *ls, u8 type,
 		w->sl.msg_cons = be32_to_cpu(m->cons);
 		fallthrough;
 	default:
+		/* Stands in for the NIC's receive timestamp, which verbs do not give. */
+		w->sl.msg_time = ktime_get();
 		w->sl.msg_rel = be32_to_cpu(m->rel);
 		w->sl.msg_epoch = m->epoch;
 		event = type == SL_MSG_HANDOVER ? RDMALOCK_EV_GRANT : RDMALOCK_EV_MODE;
 		break;
 	}
-	rdmalock_event(ls, idx, READ_ONCE(w->gen), event);
+	rdmalock_event(ls, idx, cur_gen, event);
 }
 
 static void rdmalock_sl_msg_handle(struct rdmalock_lockspace *ls, u32 node,
@@ -455,17 +475,23 @@ static int rdmalock_sl_watch(struct rdmalock_lockspace *ls,
 	if (ret)
 		return ret;
 	*word = line[0];
+	/* An odd era is a reset under way, which may yet fail: wait for it. */
+	if (!(line[1] & 1)) {
+		if (w->sl.era_known && line[1] != w->sl.era)
+			return -ECONNRESET;
+		w->sl.era = line[1];
+		w->sl.era_known = true;
+	}
 	if (sl_leaped(sl_rel(line[0]), w->sl.seen_rel))
 		return -ECONNRESET;
 	if (ktime_sub(now, w->sl.checked) > ls->lease)
 		w->sl.changed = now;
 	w->sl.checked = now;
-	if (sl_rel(line[0]) != w->sl.seen_rel || !w->sl.era_known) {
+	if (sl_rel(line[0]) != w->sl.seen_rel) {
 		w->sl.seen_rel = sl_rel(line[0]);
-		w->sl.era = line[1];
-		w->sl.era_known = true;
 		w->sl.changed = now;
-	} else if (ktime_sub(now, w->sl.changed) > 3 * ls->lease) {
+	} else if (w->sl.era_known &&
+		   ktime_sub(now, w->sl.changed) > 3 * ls->lease) {
 		rdmalock_sl_ask_reset(ls, w);
 		w->sl.changed = ktime_sub(now, 2 * ls->lease);
 	}
@@ -521,7 +547,7 @@ static int rdmalock_sl_wait_msg(struct rdmalock_lockspace *ls,
 				struct rdmalock_waiter *w, unsigned long events)
 {
 	struct rdmalock_how how = { .timed = true };
-	long half = max_t(long, nsecs_to_jiffies(ls->lease / 2), 1);
+	long half = nsecs_to_jiffies(ls->lease / 2) + 1;
 	u64 cur;
 	int ret;
 
@@ -538,6 +564,19 @@ static int rdmalock_sl_wait_msg(struct rdmalock_lockspace *ls,
 	}
 }
 
+/*
+ * Ends an acquisition that failed, other than by a trylock finding the
+ * lock taken. A writer may be in the queue and named by a successor's
+ * message: its descriptor is never reused. A reader is named nowhere.
+ */
+static int rdmalock_sl_fail(struct rdmalock_lockspace *ls,
+			    struct rdmalock_waiter *w, int err)
+{
+	w->lost = w->sl.writer;
+	rdmalock_desc_free(ls, w);
+	return err;
+}
+
 /* Readers. */
 
 static int rdmalock_sl_acquire_read(struct rdmalock_lockspace *ls,
@@ -552,21 +591,21 @@ static int rdmalock_sl_acquire_read(struct rdmalock_lockspace *ls,
 		ret = rdmalock_fabric_read(ls->fabric, w->home, w->slot_off + SL_WORD,
 					   &old, sizeof(old));
 		if (ret)
-			return rdmalock_acq_fail(ls, w, ret);
+			return rdmalock_sl_fail(ls, w, ret);
 		if (sl_tail(old))
 			return rdmalock_acq_fail(ls, w, -EAGAIN);
 	}
 	t0 = ktime_get();
 	ret = rdmalock_sl_faa(ls, w, SL_ADD_READER, &old);
 	if (ret)
-		return rdmalock_acq_fail(ls, w, ret);
+		return rdmalock_sl_fail(ls, w, ret);
 	w->sl.lease_start = t0;
 	if (!sl_tail(old))
 		return 0;
 	rdmalock_sl_watch_start(w, old);
 	ret = rdmalock_sl_poll(ls, w, sl_epoch(old), rdmalock_sl_reader_poll_fn, t0);
 	if (ret)
-		return rdmalock_acq_fail(ls, w, ret);
+		return rdmalock_sl_fail(ls, w, ret);
 	return 0;
 }
 
@@ -601,7 +640,7 @@ static int rdmalock_sl_try_write(struct rdmalock_lockspace *ls,
 		ret = rdmalock_sl_cas(ls, w, guess, guess | rdmalock_sl_me(ls, w),
 				      &old);
 		if (ret)
-			return rdmalock_acq_fail(ls, w, ret);
+			return rdmalock_sl_fail(ls, w, ret);
 		if (old == guess) {
 			w->sl.cur_rel = sl_rel(old);
 			w->sl.epoch = sl_epoch(old);
@@ -668,7 +707,7 @@ static int rdmalock_sl_acquire_write(struct rdmalock_lockspace *ls,
 		return rdmalock_sl_try_write(ls, w);
 	ret = rdmalock_sl_enqueue(ls, w, &old);
 	if (ret)
-		return rdmalock_acq_fail(ls, w, ret);
+		return rdmalock_sl_fail(ls, w, ret);
 	w->sl.cur_rel = sl_rel(old);
 	w->sl.epoch = sl_epoch(old);
 	rdmalock_sl_watch_start(w, old);
@@ -689,7 +728,7 @@ static int rdmalock_sl_acquire_write(struct rdmalock_lockspace *ls,
 	 * A writer that gave up is still in the queue, and may be named by a
 	 * successor: its descriptor is never reused.
 	 */
-	return ret ? rdmalock_acq_fail(ls, w, ret) : 0;
+	return ret ? rdmalock_sl_fail(ls, w, ret) : 0;
 }
 
 /* No successor known: clear the tail and flip the epoch, in one CAS. */
@@ -729,6 +768,12 @@ static int rdmalock_sl_pass(struct rdmalock_lockspace *ls,
 	u64 old;
 	int ret;
 
+	/* The wait for the successor may have taken what was left of it. */
+	if (rdmalock_sl_lease_over(ls, w)) {
+		w->lost = true;
+		return -ETIME;
+	}
+
 	ret = rdmalock_sl_faa(ls, w, flip ? sl_add_flip(sl->epoch) : SL_ADD_HANDOVER,
 			      &old);
 	if (ret)
@@ -756,7 +801,7 @@ static int rdmalock_sl_release_write(struct rdmalock_lockspace *ls,
 				     struct rdmalock_waiter *w)
 {
 	struct rdmalock_how how = {
-		.deadline = jiffies + max_t(long, nsecs_to_jiffies(ls->lease), 1),
+		.deadline = jiffies + nsecs_to_jiffies(ls->lease) + 1,
 		.timed = true,
 	};
 	bool queued = false;
@@ -777,6 +822,8 @@ static int rdmalock_sl_release_write(struct rdmalock_lockspace *ls,
 			return ret == -ETIMEDOUT ? 0 : ret;
 		}
 	}
+	/* Pairs with rdmalock_event(): the successor is read after its event. */
+	smp_rmb();
 	return rdmalock_sl_pass(ls, w);
 }
 
@@ -805,19 +852,21 @@ static int rdmalock_sl_attach(struct rdmalock_lockspace *ls)
 		[SL_MSG_MODE_CHANGED - RDMALOCK_MSG_FIRST_FREE] = rdmalock_sl_mode_changed,
 		[SL_MSG_RESET - RDMALOCK_MSG_FIRST_FREE] = rdmalock_sl_reset_req,
 	};
-	int ret, i;
+	int i;
 
 	ls->sl_guess = kvcalloc((size_t)ls->num_nodes * ls->locks_per_node,
 				sizeof(*ls->sl_guess), GFP_KERNEL);
 	if (!ls->sl_guess)
 		return -ENOMEM;
-	for (i = 0; i < ARRAY_SIZE(handlers); i++) {
-		ret = rdmalock_fabric_set_handler(ls->fabric,
-						  RDMALOCK_MSG_FIRST_FREE + i,
-						  handlers[i], ls);
-		if (ret)
-			return ret;
-	}
+	/*
+	 * Nothing may fail once a handler is set: the lockspace would be
+	 * freed while the fabric, still up, can call it. These types are the
+	 * domain's algorithm's alone, so setting them cannot fail.
+	 */
+	for (i = 0; i < ARRAY_SIZE(handlers); i++)
+		WARN_ON_ONCE(rdmalock_fabric_set_handler(ls->fabric,
+							 RDMALOCK_MSG_FIRST_FREE + i,
+							 handlers[i], ls));
 	return 0;
 }
 
