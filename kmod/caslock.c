@@ -90,6 +90,7 @@ static int rdmalock_test_none_release(struct rdmalock_lockspace *ls,
 
 const struct rdmalock_algo rdmalock_test_none_algo = {
 	.name = "test-none",
+	.broken = true,
 	.acquire = rdmalock_test_none_acquire,
 	.release = rdmalock_test_none_release,
 };
@@ -120,6 +121,7 @@ static int rdmalock_test_mixed_release(struct rdmalock_lockspace *ls,
 
 const struct rdmalock_algo rdmalock_test_mixed_algo = {
 	.name = "test-mixed",
+	.broken = true,
 	.acquire = rdmalock_test_mixed_acquire,
 	.release = rdmalock_test_mixed_release,
 };

@@ -141,6 +141,8 @@ struct rdmalock_how {
  * struct rdmalock_algo - a lock algorithm
  * @name: for logs
  * @shared: grants RDMALOCK_MODE_SH to several holders at once
+ * @broken: a deliberately broken test lock, which may wedge itself: the
+ *	torture's RDMALOCK_RUN_RESET clears its word too, between rounds
  * @attach: called once the lockspace has its fabric; optional
  * @acquire: take the lock for @w. On failure the descriptor is freed by
  *	the caller unless @w is abandoned (its grant will be passed on) or
@@ -151,6 +153,7 @@ struct rdmalock_how {
 struct rdmalock_algo {
 	const char *name;
 	bool shared;
+	bool broken;
 	int (*attach)(struct rdmalock_lockspace *ls);
 	int (*acquire)(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w,
 		       const struct rdmalock_how *how);

@@ -412,6 +412,9 @@ static void rdmalock_run_counters(struct rdmalock_run_ctx *run, bool reset)
 		if (reset) {
 			rdmalock_word_write(&lk, RDMALOCK_SLOT_OWNER, 0);
 			rdmalock_word_write(&lk, RDMALOCK_SLOT_COUNTER, 0);
+			/* Nobody runs now; a broken lock may have wedged itself. */
+			if (run->dom->ls->algo->broken)
+				rdmalock_word_write(&lk, 0, 0);
 		} else if (run->counts) {
 			u64 v;
 

@@ -11,7 +11,7 @@
  *    holder's hold on one id, so a task that holds several locks at once
  *    has one handle for each;
  *  - each round takes every lock exclusive, in increasing id order, with a
- *    timeout of 10 s, then releases them in the reverse order. Taking the
+ *    timeout (timeout_ms), then releases them in the reverse order. Taking the
  *    locks in one global order is what keeps nodes that run this at the
  *    same time from deadlocking;
  *  - it takes the first id with rdmalock_lock_killable(), and checks that
@@ -37,7 +37,6 @@
 #include <rdmalock.h>
 
 #define EXAMPLE_MAX_COUNT	1024
-#define EXAMPLE_TIMEOUT		(10 * HZ)
 
 static char *domain;
 module_param(domain, charp, 0444);
@@ -54,6 +53,10 @@ MODULE_PARM_DESC(count, "Locks held at once, 1 to 1024 (default 8)");
 static unsigned int rounds = 100;
 module_param(rounds, uint, 0444);
 MODULE_PARM_DESC(rounds, "Times all of them are taken and released (default 100)");
+
+static unsigned int timeout_ms = 10000;
+module_param(timeout_ms, uint, 0444);
+MODULE_PARM_DESC(timeout_ms, "Longest wait for one lock, in ms (default 10000)");
 
 struct example {
 	struct rdmalock_domain *dom;
@@ -119,7 +122,7 @@ static int example_rounds(struct example *ex)
 		for (i = 0; i < count; i++) {
 			err = rdmalock_lock_timeout(ex->lks[i],
 						    RDMALOCK_MODE_EX,
-						    EXAMPLE_TIMEOUT);
+						    msecs_to_jiffies(timeout_ms));
 			if (err) {
 				pr_err("%s: round %u: locking id %llu exclusive: %d\n",
 				       domain, r, first_id + i, err);
@@ -169,7 +172,7 @@ static int example_shared(struct example *ex)
 	struct rdmalock_lock *lk = ex->lks[0];
 	int err;
 
-	err = rdmalock_lock_timeout(lk, RDMALOCK_MODE_SH, EXAMPLE_TIMEOUT);
+	err = rdmalock_lock_timeout(lk, RDMALOCK_MODE_SH, msecs_to_jiffies(timeout_ms));
 	if (err) {
 		pr_err("%s: locking id %llu shared: %d\n",
 		       domain, first_id, err);

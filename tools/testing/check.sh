@@ -10,26 +10,29 @@ set -uo pipefail
 testing=$RDMALOCK_TOP/tools/testing
 out=$RDMALOCK_TOP/out/check
 rm -rf "$out" && mkdir -p "$out"
-total_passed=0 total_failed=0
+total_passed=0 total_failed=0 total_skipped=0
 
 # group NAME COMMAND...: run a group; its last line is its own summary.
 group() {
-	local name=$1 log=$out/$1.log start=$SECONDS rc=0 summary p f
+	local name=$1 log=$out/$1.log start=$SECONDS rc=0 summary p f s skips
 
 	shift
 	"$@" >"$log" 2>&1 || rc=$?
 	summary=$(tail -n 1 "$log")
-	if [[ "$summary" =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed ]]; then
-		p=${BASH_REMATCH[1]} f=${BASH_REMATCH[2]}
+	if [[ "$summary" =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed(,\ ([0-9]+)\ skipped)? ]]; then
+		p=${BASH_REMATCH[1]} f=${BASH_REMATCH[2]} s=${BASH_REMATCH[4]:-0}
 	else
-		p=0 f=0
+		p=0 f=0 s=0
 	fi
 	# A group that failed without saying so still counts as a failure.
 	[ "$rc" -eq 0 ] || [ "$f" -gt 0 ] || f=1
 	total_passed=$((total_passed + p))
 	total_failed=$((total_failed + f))
-	printf '%-12s %s passed, %s failed (%ss)\n' "$name:" "$p" "$f" \
-		$((SECONDS - start))
+	total_skipped=$((total_skipped + s))
+	skips=
+	[ "$s" -eq 0 ] || skips=", $s skipped"
+	printf '%-12s %s passed, %s failed%s (%ss)\n' "$name:" "$p" "$f" \
+		"$skips" $((SECONDS - start))
 	if [ "$rc" -ne 0 ]; then
 		grep -E '^(not ok|node[0-9]+: (not ok|FAILED))|error' "$log" |
 			head -n 20 | sed 's/^/    /'
@@ -73,5 +76,9 @@ group shiftlock-debug "$testing/vm/vmtest.sh" --scenario shiftlock \
 	--kernel debug --timeout 1500 --outdir "$out/shiftlock-debug"
 group harness "$testing/vm/selftest.sh"
 
-echo "$total_passed passed, $total_failed failed"
+if [ "$total_skipped" -gt 0 ]; then
+	echo "$total_passed passed, $total_failed failed, $total_skipped skipped"
+else
+	echo "$total_passed passed, $total_failed failed"
+fi
 [ "$total_failed" -eq 0 ]

@@ -91,8 +91,10 @@ timeout_while_held() {
 }
 
 example_client() {
+	# Every node runs it on the same locks; on the debug kernel a wait
+	# behind the others' rounds can exceed the default 10 s.
 	insmod /lib/rdmalock/rdmalock_example.ko domain=dom-alock first_id=20 \
-		count=8 rounds=20 || return 1
+		count=8 rounds=20 timeout_ms=60000 || return 1
 	dmesg | grep 'rdmalock_example: dom-alock: .* acquisitions of 8 locks, ok' &&
 		rmmod rdmalock_example
 }
