@@ -265,34 +265,27 @@ static int rdmalock_sl_send(struct rdmalock_lockspace *ls, u32 node, u8 type,
 	return ret;
 }
 
-/* A message about @w's lock to descriptor @dest; returns @dest's node. */
-static u32 rdmalock_sl_msg_init(struct rdmalock_sl_msg *m,
-				struct rdmalock_waiter *w, u64 dest)
+/* A message about @w's lock, for descriptor @idx (generation @gen, or 0). */
+static void rdmalock_sl_msg_init(struct rdmalock_sl_msg *m,
+				 struct rdmalock_waiter *w, u32 idx, u32 gen)
 {
-	u32 node = RDMALOCK_NO_NODE, idx, gen;
-
 	memset(m, 0, sizeof(*m));
 	m->slot_off = cpu_to_be64(w->slot_off);
 	m->home = cpu_to_be32(w->home);
-	if (!rdmalock_desc_decode(dest, RDMALOCK_MAX_NODES, &node, &idx, &gen)) {
-		m->desc = cpu_to_be32(idx);
-		m->gen = cpu_to_be32(gen);
-	}
-	return node;
+	m->desc = cpu_to_be32(idx);
+	m->gen = cpu_to_be32(gen);
 }
 
 /* Tells the queued writer before us, named by its TailId, that we follow. */
 static void rdmalock_sl_tell_pred(struct rdmalock_lockspace *ls,
 				  struct rdmalock_waiter *w, u32 tail)
 {
-	u32 node = (tail - 1) / RDMALOCK_DESC_COUNT;
-	struct rdmalock_sl_msg m = {
-		.slot_off = cpu_to_be64(w->slot_off),
-		.who = cpu_to_be64(w->me),
-		.home = cpu_to_be32(w->home),
-		.desc = cpu_to_be32((tail - 1) % RDMALOCK_DESC_COUNT),
-	};
+	struct rdmalock_sl_msg m;
+	u32 node, idx;
 
+	sl_tail_desc(tail, &node, &idx);
+	rdmalock_sl_msg_init(&m, w, idx, 0);
+	m.who = cpu_to_be64(w->me);
 	/* If it is lost, the lock stands still and the watch resets it. */
 	rdmalock_sl_send(ls, node, SL_MSG_SUCCESSOR, &m);
 }
@@ -441,13 +434,11 @@ static void rdmalock_sl_watch_start(struct rdmalock_waiter *w, u64 word)
 static void rdmalock_sl_ask_reset(struct rdmalock_lockspace *ls,
 				  struct rdmalock_waiter *w)
 {
-	struct rdmalock_sl_msg m = {
-		.slot_off = cpu_to_be64(w->slot_off),
-		.who = cpu_to_be64(w->sl.era),
-		.home = cpu_to_be32(w->home),
-		.rel = cpu_to_be32(w->sl.seen_rel),
-	};
+	struct rdmalock_sl_msg m;
 
+	rdmalock_sl_msg_init(&m, w, 0, 0);
+	m.who = cpu_to_be64(w->sl.era);
+	m.rel = cpu_to_be32(w->sl.seen_rel);
 	rdmalock_sl_send(ls, w->home, SL_MSG_RESET, &m);
 }
 
@@ -763,8 +754,8 @@ static int rdmalock_sl_pass(struct rdmalock_lockspace *ls,
 {
 	struct rdmalock_sl *sl = &w->sl;
 	bool flip = rdmalock_sl_must_flip(sl->cons, ls->writer_batch);
+	u32 node = RDMALOCK_NO_NODE, idx, gen;
 	struct rdmalock_sl_msg m;
-	u32 node;
 	u64 old;
 	int ret;
 
@@ -783,7 +774,9 @@ static int rdmalock_sl_pass(struct rdmalock_lockspace *ls,
 				   ls->name, w->slot_off);
 		return -ECONNRESET;
 	}
-	node = rdmalock_sl_msg_init(&m, w, sl->succ);
+	/* Checked when its Successor came; a NO_NODE would fail the send. */
+	rdmalock_desc_decode(sl->succ, ls->num_nodes, &node, &idx, &gen);
+	rdmalock_sl_msg_init(&m, w, idx, gen);
 	m.epoch = flip ? !sl->epoch : sl->epoch;
 	if (flip) {
 		/* Itself, and the readers it admitted, must release first. */

@@ -116,6 +116,13 @@ static inline u32 sl_tail_id(u32 node, u32 idx)
 	return node * RDMALOCK_DESC_COUNT + idx + 1;
 }
 
+/* The descriptor a non-zero TailId names: the inverse of sl_tail_id(). */
+static inline void sl_tail_desc(u32 tail, u32 *node, u32 *idx)
+{
+	*node = (tail - 1) / RDMALOCK_DESC_COUNT;
+	*idx = (tail - 1) % RDMALOCK_DESC_COUNT;
+}
+
 /* The FAA addends; the reader release borrows nothing since RdrCnt >= 1. */
 #define SL_ADD_READER		SL_RDR_ONE
 #define SL_ADD_READER_DONE	(SL_REL_ONE - SL_RDR_ONE)

@@ -30,6 +30,14 @@ static void word_fields_round_trip(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, sl_tail(w), tail);
 	}
 	/* No writer is TailId 0; every descriptor of every node is another. */
+	for (i = 0; i < 1000; i++) {
+		u32 n = get_random_u32() % RDMALOCK_MAX_NODES, node;
+		u32 d = get_random_u32() % RDMALOCK_DESC_COUNT, idx;
+
+		sl_tail_desc(sl_tail_id(n, d), &node, &idx);
+		KUNIT_EXPECT_EQ(test, node, n);
+		KUNIT_EXPECT_EQ(test, idx, d);
+	}
 	KUNIT_EXPECT_EQ(test, sl_tail_id(0, 0), 1);
 	KUNIT_EXPECT_EQ(test, sl_tail_id(RDMALOCK_MAX_NODES - 1, RDMALOCK_DESC_COUNT - 1),
 			RDMALOCK_MAX_NODES * RDMALOCK_DESC_COUNT);
