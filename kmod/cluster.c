@@ -114,11 +114,13 @@ VISIBLE_IF_KUNIT int rdmalock_domain_check(const struct rdmalock_domain_create *
 		 req->budget_remote > RDMALOCK_ALOCK_BUDGET_MAX)
 		why = "budget out of range";
 	else if (req->algo != RDMALOCK_ALGO_SHIFTLOCK &&
-		 (req->lease_ms || req->writer_batch))
-		why = "lease and writer batch are for shiftlock";
+		 (req->lease_ms || req->writer_batch || req->writer_cas))
+		why = "lease, writer batch and writer CAS are for shiftlock";
 	else if (req->lease_ms > RDMALOCK_SHIFTLOCK_LEASE_MS_MAX ||
-		 req->writer_batch > RDMALOCK_SHIFTLOCK_WRITERS_MAX)
-		why = "lease or writer batch out of range";
+		 req->writer_batch > RDMALOCK_SHIFTLOCK_WRITERS_MAX ||
+		 (req->writer_cas > RDMALOCK_SHIFTLOCK_WRITER_CAS_MAX &&
+		  req->writer_cas != RDMALOCK_SHIFTLOCK_WRITER_CAS_ONLY))
+		why = "lease, writer batch or writer CAS out of range";
 	else if (!req->locks_per_node ||
 		 req->locks_per_node > RDMALOCK_MAX_LOCKS_PER_NODE)
 		why = "locks per node out of range";
@@ -199,6 +201,7 @@ int rdmalock_domain_create(const struct rdmalock_domain_create *req)
 		.budget_remote = req->budget_remote,
 		.lease_ms = req->lease_ms,
 		.writer_batch = req->writer_batch,
+		.writer_cas = req->writer_cas,
 	};
 	struct rdmalock_domain *dom;
 	int ret;

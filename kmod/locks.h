@@ -39,6 +39,7 @@
 #define RDMALOCK_EV_GRANT	0	/* BUDGET was written: the lock is ours */
 #define RDMALOCK_EV_LINK	1	/* NEXT was written: a successor queued */
 #define RDMALOCK_EV_MODE	2	/* ShiftLock: readers have the lock first */
+#define RDMALOCK_EV_DONE	3	/* ShiftLock: the home node did our CAS */
 
 /* &rdmalock_waiter.state */
 #define RDMALOCK_W_WAITING	0
@@ -66,6 +67,8 @@ struct rdmalock_lockspace;
  * @era_known: @era has been read
  * @changed: when @seen_rel was first seen
  * @checked: when the lock was last looked at
+ * @done_word: from Done, the word the home node's last CAS returned
+ * @done_err: from Done, 0 or the error of that CAS
  */
 struct rdmalock_sl {
 	bool writer;
@@ -83,6 +86,8 @@ struct rdmalock_sl {
 	bool era_known;
 	ktime_t changed;
 	ktime_t checked;
+	u64 done_word;
+	int done_err;
 };
 
 /**
@@ -174,6 +179,8 @@ extern const struct rdmalock_algo rdmalock_test_mixed_algo;
  * @budget_remote: ALock's budget for the peers' cohort; 0 for default
  * @lease_ms: ShiftLock's lease; 0 for default
  * @writer_batch: ShiftLock's consecutive writers before readers; 0 for default
+ * @writer_cas: ShiftLock's CAS a writer tries before it asks the home
+ *	node; 0 for default
  */
 struct rdmalock_ls_params {
 	u32 algo;
@@ -181,6 +188,7 @@ struct rdmalock_ls_params {
 	u32 budget_remote;
 	u32 lease_ms;
 	u32 writer_batch;
+	u32 writer_cas;
 };
 
 /**
@@ -196,6 +204,7 @@ struct rdmalock_ls_params {
  * @budget_remote: ALock's budget for the peers' cohort
  * @lease: ShiftLock's lease, in nanoseconds
  * @writer_batch: ShiftLock's consecutive writers before readers
+ * @writer_cas: ShiftLock's CAS a writer tries before it asks the home node
  * @sl_guess: ShiftLock: each lock's word as this node last saw it, the
  *	guess for its next compare-and-swap
  * @sl_reset_lock: ShiftLock: one reset at a time on this home node
@@ -206,6 +215,8 @@ struct rdmalock_ls_params {
  * @used: descriptors allocated
  * @acquisitions: locks granted on this node
  * @cas_failed: compare-and-swaps that found another value
+ * @cas_failed_release: those of them posted to release a lock
+ * @delegated: ShiftLock: writers' CAS loops that the home node finished
  * @lost: descriptors given up for good
  * @waiters: one per descriptor
  */
@@ -221,6 +232,7 @@ struct rdmalock_lockspace {
 	u32 budget_remote;
 	u64 lease;
 	u32 writer_batch;
+	u32 writer_cas;
 	u64 *sl_guess;
 	struct mutex sl_reset_lock;	/* see @sl_reset_lock above */
 	struct workqueue_struct *wq;
@@ -230,6 +242,8 @@ struct rdmalock_lockspace {
 	DECLARE_BITMAP(used, RDMALOCK_DESC_COUNT);
 	atomic64_t acquisitions;
 	atomic64_t cas_failed;
+	atomic64_t cas_failed_release;
+	atomic64_t delegated;
 	atomic_t lost;
 	struct rdmalock_waiter waiters[RDMALOCK_DESC_COUNT];
 };

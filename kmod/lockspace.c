@@ -543,6 +543,7 @@ rdmalock_lockspace_alloc(const struct rdmalock_fabric_attr *attr, void *region,
 	ls->lease = (u64)(params->lease_ms ?: RDMALOCK_SHIFTLOCK_LEASE_MS) *
 		    NSEC_PER_MSEC;
 	ls->writer_batch = params->writer_batch ?: RDMALOCK_SHIFTLOCK_WRITERS;
+	ls->writer_cas = params->writer_cas ?: RDMALOCK_SHIFTLOCK_WRITER_CAS;
 	mutex_init(&ls->sl_reset_lock);
 	spin_lock_init(&ls->pool_lock);
 	spin_lock_init(&ls->stop_lock);

@@ -12,6 +12,11 @@
  * (ModeChanged); behind readers only, it waits until RelCnt shows they
  * have all released. A writer that releases with no successor clears the
  * tail and flips the epoch in one CAS, admitting every waiting reader;
+ * both of a writer's CAS loops fail whenever a reader's FAA lands within
+ * their round trip, so after writer_cas tries (none on a lock it last
+ * saw busy) a writer asks the home node, whose CAS expects a word just
+ * loaded, to finish the loop (the spec's §2.9 fallback, capped retries
+ * then an RPC);
  * the writer_batch-th writer in a row flips the epoch for the readers
  * even though a writer is queued. Every word operation, on the home node
  * too, goes through the NIC: the reset is an RDMA CAS like the others.
@@ -49,13 +54,13 @@
 #define SL_POLL_MAX_US		1000
 #define SL_TRY_CAS		4
 
-struct rdmalock_sl_reset {
+/* A request from another node, done by the home node in process context. */
+struct rdmalock_sl_job {
 	struct work_struct work;
 	struct rdmalock_lockspace *ls;
-	u64 slot_off;
-	u64 era;
-	u32 rel;
 	u32 from;
+	u8 type;
+	struct rdmalock_sl_msg m;
 };
 
 /* Pure decisions, each tested by KUnit against the printed pseudocode. */
@@ -81,6 +86,26 @@ VISIBLE_IF_KUNIT int rdmalock_sl_after_enqueue(u64 old, u32 *target)
 	return SL_FREE;
 }
 EXPORT_SYMBOL_IF_KUNIT(rdmalock_sl_after_enqueue);
+
+/**
+ * rdmalock_sl_release_outcome() - what a writer's release CAS found
+ * @old: the word the CAS returned
+ * @rel: RelCnt as the holder knows it
+ * @epoch: the epoch as the holder knows it
+ * @me: the holder's TailId
+ *
+ * Return: %SL_RESET when RelCnt or the epoch moved (only a reset moves
+ * them under a holder), %SL_QUEUED when a writer queued behind it, else
+ * %SL_MINE: the word is the one it holds, whatever RdrCnt says.
+ */
+VISIBLE_IF_KUNIT int rdmalock_sl_release_outcome(u64 old, u32 rel, bool epoch,
+						 u32 me)
+{
+	if (sl_rel(old) != rel || sl_epoch(old) != epoch)
+		return SL_RESET;
+	return sl_tail(old) != me ? SL_QUEUED : SL_MINE;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_sl_release_outcome);
 
 /**
  * rdmalock_sl_reader_poll() - has a waiting reader been admitted?
@@ -153,7 +178,8 @@ EXPORT_SYMBOL_IF_KUNIT(rdmalock_sl_reset_ok);
  * @len: the payload's length
  * @num_nodes: nodes in the domain
  * @locks_per_node: lock table slots per node
- * @self: this node's id: a reset request must be for a lock homed here
+ * @self: this node's id: Reset, Enqueue and Release must be for a lock
+ *	homed here
  *
  * Return: 0, or -EINVAL.
  */
@@ -177,6 +203,13 @@ VISIBLE_IF_KUNIT int rdmalock_sl_msg_check(u8 type, const void *payload, u32 len
 	switch (type) {
 	case SL_MSG_RESET:
 		return home == self ? 0 : -EINVAL;
+	case SL_MSG_ENQUEUE:
+	case SL_MSG_RELEASE:
+		if (home != self)
+			return -EINVAL;
+		fallthrough;
+	case SL_MSG_DONE:
+		return be32_to_cpu(m->desc) < RDMALOCK_DESC_COUNT ? 0 : -EINVAL;
 	case SL_MSG_SUCCESSOR:
 		if (rdmalock_desc_decode(be64_to_cpu(m->who), num_nodes,
 					 &node, &idx, &gen))
@@ -193,12 +226,26 @@ EXPORT_SYMBOL_IF_KUNIT(rdmalock_sl_msg_check);
 
 /* The lock word: verbs, and this node's guess of it. */
 
-static u64 *rdmalock_sl_guess(struct rdmalock_lockspace *ls,
-			      struct rdmalock_waiter *w)
+static u64 *rdmalock_sl_guess(struct rdmalock_lockspace *ls, u32 home,
+			      u64 slot_off)
 {
-	u64 slot = (w->slot_off - rdmalock_table_offset(0)) / RDMALOCK_SLOT_SIZE;
+	u64 slot = (slot_off - rdmalock_table_offset(0)) / RDMALOCK_SLOT_SIZE;
 
-	return &ls->sl_guess[(u64)w->home * ls->locks_per_node + slot];
+	return &ls->sl_guess[(u64)home * ls->locks_per_node + slot];
+}
+
+/*
+ * What a CAS on the word should expect: on its home node a load of it, a
+ * moment old; elsewhere this node's last view of it, a round trip old or
+ * more. The load is no atomic, only a guess: the CAS, which the NIC
+ * executes, is what decides.
+ */
+static u64 rdmalock_sl_expect(struct rdmalock_lockspace *ls, u32 home,
+			      u64 slot_off)
+{
+	if (home == ls->self)
+		return READ_ONCE(*rdmalock_slot_word(ls, slot_off, SL_WORD));
+	return READ_ONCE(*rdmalock_sl_guess(ls, home, slot_off));
 }
 
 static int rdmalock_sl_faa(struct rdmalock_lockspace *ls,
@@ -208,21 +255,70 @@ static int rdmalock_sl_faa(struct rdmalock_lockspace *ls,
 				      add, old);
 
 	if (!ret)
-		WRITE_ONCE(*rdmalock_sl_guess(ls, w), *old + add);
+		WRITE_ONCE(*rdmalock_sl_guess(ls, w->home, w->slot_off), *old + add);
 	return ret;
 }
 
-static int rdmalock_sl_cas(struct rdmalock_lockspace *ls,
-			   struct rdmalock_waiter *w, u64 expected, u64 desired,
-			   u64 *old)
+static int rdmalock_sl_cas(struct rdmalock_lockspace *ls, u32 home,
+			   u64 slot_off, u64 expected, u64 desired, u64 *old)
 {
-	int ret = rdmalock_cas(ls, w->home, w->slot_off + SL_WORD, expected,
-			       desired, old);
+	int ret = rdmalock_cas(ls, home, slot_off + SL_WORD, expected, desired,
+			       old);
 
 	if (!ret)
-		WRITE_ONCE(*rdmalock_sl_guess(ls, w),
+		WRITE_ONCE(*rdmalock_sl_guess(ls, home, slot_off),
 			   *old == expected ? desired : *old);
 	return ret;
+}
+
+/*
+ * Swaps TailId @me into the word, with at most @tries CAS
+ * (%RDMALOCK_SHIFTLOCK_WRITER_CAS_ONLY: no limit). Return: 0 with @old
+ * the word it replaced, -EAGAIN after @tries failed, or a verb's error.
+ */
+static int rdmalock_sl_swap_tail(struct rdmalock_lockspace *ls, u32 home,
+				 u64 slot_off, u32 me, u32 tries, u64 *old)
+{
+	u64 expected;
+	int ret;
+
+	for (; tries; tries--) {
+		expected = rdmalock_sl_expect(ls, home, slot_off);
+		ret = rdmalock_sl_cas(ls, home, slot_off, expected,
+				      (expected & ~SL_TAIL) | me, old);
+		if (ret || *old == expected)
+			return ret;
+	}
+	return -EAGAIN;
+}
+
+/*
+ * A writer's release with no successor known: if TailId is still @me,
+ * clear it, count the release and flip the epoch, admitting every
+ * waiting reader, in one CAS; at most @tries of them. Return: 0 with @old
+ * the last word a CAS returned, for rdmalock_sl_release_outcome();
+ * -EAGAIN after @tries found only RdrCnt moved; or a verb's error.
+ */
+static int rdmalock_sl_clear_tail(struct rdmalock_lockspace *ls, u32 home,
+				  u64 slot_off, u32 rel, bool epoch, u32 me,
+				  u32 tries, u64 *old)
+{
+	u64 expected;
+	u32 rdr;
+	int ret;
+
+	for (; tries; tries--) {
+		rdr = sl_rdr(rdmalock_sl_expect(ls, home, slot_off));
+		expected = sl_word(rel, epoch, rdr, me);
+		ret = rdmalock_sl_cas(ls, home, slot_off, expected,
+				      sl_word(rel + 1, !epoch, rdr, 0), old);
+		if (ret || *old == expected)
+			return ret;
+		atomic64_inc(&ls->cas_failed_release);
+		if (rdmalock_sl_release_outcome(*old, rel, epoch, me) != SL_MINE)
+			return 0;
+	}
+	return -EAGAIN;
 }
 
 /* The word and the era, in one READ. */
@@ -290,70 +386,106 @@ static void rdmalock_sl_tell_pred(struct rdmalock_lockspace *ls,
 	rdmalock_sl_send(ls, node, SL_MSG_SUCCESSOR, &m);
 }
 
-static void rdmalock_sl_reset_fn(struct work_struct *work)
+/* Resets a lock that a waiter on node @from saw stand still (Reset). */
+static void rdmalock_sl_reset(struct rdmalock_lockspace *ls, u32 from,
+			      const struct rdmalock_sl_msg *m)
 {
-	struct rdmalock_sl_reset *r = container_of(work, struct rdmalock_sl_reset,
-						   work);
-	struct rdmalock_lockspace *ls = r->ls;
-	u64 *era = rdmalock_slot_word(ls, r->slot_off, SL_ERA);
+	u64 slot_off = be64_to_cpu(m->slot_off), req_era = be64_to_cpu(m->who);
+	u64 *era = rdmalock_slot_word(ls, slot_off, SL_ERA);
+	u32 rel = be32_to_cpu(m->rel);
 	u64 cur, old;
 	int ret, i;
 
 	mutex_lock(&ls->sl_reset_lock);
-	ret = rdmalock_fabric_read(ls->fabric, ls->self, r->slot_off + SL_WORD,
+	ret = rdmalock_fabric_read(ls->fabric, ls->self, slot_off + SL_WORD,
 				   &cur, sizeof(cur));
-	if (ret || !rdmalock_sl_reset_ok(READ_ONCE(*era), r->era, cur, r->rel))
+	if (ret || !rdmalock_sl_reset_ok(READ_ONCE(*era), req_era, cur, rel))
 		goto out;
 	/*
 	 * Odd while the reset may land, even again after it: a waiter that
 	 * sees the era move knows of a reset even if two leaps, 2^32, left
 	 * RelCnt where it was.
 	 */
-	WRITE_ONCE(*era, r->era + 1);
+	WRITE_ONCE(*era, req_era + 1);
 	/* Visible before the CAS, which the NIC executes, can land. */
 	smp_wmb();
 	for (i = 0; i < SL_TRY_CAS; i++) {
-		ret = rdmalock_fabric_cas(ls->fabric, ls->self,
-					  r->slot_off + SL_WORD, cur,
-					  sl_reset_word(cur), &old);
+		ret = rdmalock_fabric_cas(ls->fabric, ls->self, slot_off + SL_WORD,
+					  cur, sl_reset_word(cur), &old);
 		if (ret)
 			break;
 		if (old == cur) {
-			WRITE_ONCE(*era, r->era + 2);
+			WRITE_ONCE(*era, req_era + 2);
 			pr_warn_ratelimited("%s: lock slot %#llx reset for node %u: RelCnt stood at %u\n",
-					    ls->name, r->slot_off, r->from, r->rel);
+					    ls->name, slot_off, from, rel);
 			goto out;
 		}
 		/* New readers may bump RdrCnt meanwhile; RelCnt is what must not move. */
-		if (sl_rel(old) != r->rel)
+		if (sl_rel(old) != rel)
 			break;
 		cur = old;
 	}
-	WRITE_ONCE(*era, r->era);
+	WRITE_ONCE(*era, req_era);
 out:
 	mutex_unlock(&ls->sl_reset_lock);
-	kfree(r);
 }
 
-static void rdmalock_sl_reset_queue(struct rdmalock_lockspace *ls, u32 from,
-				    const struct rdmalock_sl_msg *m)
+/* Finishes the CAS loop of a writer on node @from (Enqueue, Release). */
+static void rdmalock_sl_finish(struct rdmalock_lockspace *ls, u32 from, u8 type,
+			       const struct rdmalock_sl_msg *req)
 {
-	struct rdmalock_sl_reset *r = kmalloc(sizeof(*r), GFP_ATOMIC);
+	u64 slot_off = be64_to_cpu(req->slot_off), old = 0;
+	u32 me = sl_tail_id(from, be32_to_cpu(req->desc));
+	struct rdmalock_sl_msg done = *req;
+	int ret;
+
+	if (type == SL_MSG_ENQUEUE)
+		ret = rdmalock_sl_swap_tail(ls, ls->self, slot_off, me,
+					    RDMALOCK_SHIFTLOCK_WRITER_CAS_ONLY, &old);
+	else
+		ret = rdmalock_sl_clear_tail(ls, ls->self, slot_off,
+					     be32_to_cpu(req->rel), req->epoch,
+					     me, RDMALOCK_SHIFTLOCK_WRITER_CAS_ONLY, &old);
+	done.who = cpu_to_be64(old);
+	done.cons = cpu_to_be32(-ret);
+	/* Lost, it leaves the writer waiting, and the lock standing still. */
+	rdmalock_sl_send(ls, from, SL_MSG_DONE, &done);
+}
+
+static void rdmalock_sl_job_fn(struct work_struct *work)
+{
+	struct rdmalock_sl_job *job = container_of(work, struct rdmalock_sl_job,
+						   work);
+
+	if (job->type == SL_MSG_RESET)
+		rdmalock_sl_reset(job->ls, job->from, &job->m);
+	else
+		rdmalock_sl_finish(job->ls, job->from, job->type, &job->m);
+	kfree(job);
+}
+
+/* Messages arrive in softirq context; verbs that sleep run from @ls->wq. */
+static void rdmalock_sl_job_queue(struct rdmalock_lockspace *ls, u32 from,
+				  u8 type, const struct rdmalock_sl_msg *m)
+{
+	struct rdmalock_sl_job *job = kmalloc(sizeof(*job), GFP_ATOMIC);
 	unsigned long flags;
 
-	if (!r)
+	if (!job) {
+		pr_err_ratelimited("%s: node %u: ShiftLock request %u dropped: no memory\n",
+				   ls->name, from, type);
 		return;
-	INIT_WORK(&r->work, rdmalock_sl_reset_fn);
-	r->ls = ls;
-	r->slot_off = be64_to_cpu(m->slot_off);
-	r->era = be64_to_cpu(m->who);
-	r->rel = be32_to_cpu(m->rel);
-	r->from = from;
+	}
+	INIT_WORK(&job->work, rdmalock_sl_job_fn);
+	job->ls = ls;
+	job->from = from;
+	job->type = type;
+	job->m = *m;
 	spin_lock_irqsave(&ls->stop_lock, flags);
 	if (ls->stopping)
-		kfree(r);
+		kfree(job);
 	else
-		queue_work(ls->wq, &r->work);
+		queue_work(ls->wq, &job->work);
 	spin_unlock_irqrestore(&ls->stop_lock, flags);
 }
 
@@ -379,6 +511,11 @@ static void rdmalock_sl_deliver(struct rdmalock_lockspace *ls, u8 type,
 		w->sl.succ = be64_to_cpu(m->who);
 		event = RDMALOCK_EV_LINK;
 		break;
+	case SL_MSG_DONE:
+		w->sl.done_word = be64_to_cpu(m->who);
+		w->sl.done_err = -(int)be32_to_cpu(m->cons);
+		event = RDMALOCK_EV_DONE;
+		break;
 	case SL_MSG_HANDOVER:
 		w->sl.msg_cons = be32_to_cpu(m->cons);
 		fallthrough;
@@ -402,10 +539,15 @@ static void rdmalock_sl_msg_handle(struct rdmalock_lockspace *ls, u32 node,
 				   ls->name, node, type);
 		return;
 	}
-	if (type == SL_MSG_RESET)
-		rdmalock_sl_reset_queue(ls, node, payload);
-	else
+	switch (type) {
+	case SL_MSG_RESET:
+	case SL_MSG_ENQUEUE:
+	case SL_MSG_RELEASE:
+		rdmalock_sl_job_queue(ls, node, type, payload);
+		break;
+	default:
 		rdmalock_sl_deliver(ls, type, payload);
+	}
 }
 
 #define RDMALOCK_SL_HANDLER(name, type)						\
@@ -419,6 +561,9 @@ RDMALOCK_SL_HANDLER(rdmalock_sl_successor, SL_MSG_SUCCESSOR)
 RDMALOCK_SL_HANDLER(rdmalock_sl_handover, SL_MSG_HANDOVER)
 RDMALOCK_SL_HANDLER(rdmalock_sl_mode_changed, SL_MSG_MODE_CHANGED)
 RDMALOCK_SL_HANDLER(rdmalock_sl_reset_req, SL_MSG_RESET)
+RDMALOCK_SL_HANDLER(rdmalock_sl_enqueue_req, SL_MSG_ENQUEUE)
+RDMALOCK_SL_HANDLER(rdmalock_sl_release_req, SL_MSG_RELEASE)
+RDMALOCK_SL_HANDLER(rdmalock_sl_done, SL_MSG_DONE)
 
 /* Failure detection. */
 
@@ -450,8 +595,10 @@ static void rdmalock_sl_ask_reset(struct rdmalock_lockspace *ls,
  *
  * RelCnt that stands still for three leases means a failed holder: ask
  * the home node for a reset, and again each lease while nothing moves. A
- * waiter that was itself stalled for a lease between two looks has no
- * evidence, and starts over.
+ * waiter that was itself stalled for two leases between two looks has no
+ * evidence, and starts over; not one lease, which a wait of half a lease
+ * rounded up to whole jiffies, and the READ after it, can take when the
+ * lease is a few jiffies long.
  *
  * Return: 0, -ECONNRESET when the lock was reset, or a verb's error.
  */
@@ -466,6 +613,7 @@ static int rdmalock_sl_watch(struct rdmalock_lockspace *ls,
 	if (ret)
 		return ret;
 	*word = line[0];
+	WRITE_ONCE(*rdmalock_sl_guess(ls, w->home, w->slot_off), line[0]);
 	/* An odd era is a reset under way, which may yet fail: wait for it. */
 	if (!(line[1] & 1)) {
 		if (w->sl.era_known && line[1] != w->sl.era)
@@ -475,7 +623,7 @@ static int rdmalock_sl_watch(struct rdmalock_lockspace *ls,
 	}
 	if (sl_leaped(sl_rel(line[0]), w->sl.seen_rel))
 		return -ECONNRESET;
-	if (ktime_sub(now, w->sl.checked) > ls->lease)
+	if (ktime_sub(now, w->sl.checked) > 2 * ls->lease)
 		w->sl.changed = now;
 	w->sl.checked = now;
 	if (sl_rel(line[0]) != w->sl.seen_rel) {
@@ -529,11 +677,7 @@ static int rdmalock_sl_reader_poll_fn(u64 cur, u32 epoch, u32 prev_rel)
 	return rdmalock_sl_reader_poll(cur, epoch, prev_rel);
 }
 
-/*
- * Sleeps until one of @events, looking at the lock each half lease. The
- * lease starts when the message was received (see the comment at the top
- * of this file).
- */
+/* Sleeps until one of @events, looking at the lock each half lease. */
 static int rdmalock_sl_wait_msg(struct rdmalock_lockspace *ls,
 				struct rdmalock_waiter *w, unsigned long events)
 {
@@ -545,10 +689,8 @@ static int rdmalock_sl_wait_msg(struct rdmalock_lockspace *ls,
 	for (;;) {
 		how.deadline = jiffies + half;
 		ret = rdmalock_wait_event(ls, w, events, &how);
-		if (ret != -ETIMEDOUT) {
-			w->sl.lease_start = w->sl.msg_time;
+		if (ret != -ETIMEDOUT)
 			return ret;
-		}
 		ret = rdmalock_sl_watch(ls, w, &cur);
 		if (ret)
 			return ret;
@@ -622,14 +764,15 @@ static int rdmalock_sl_release_read(struct rdmalock_lockspace *ls,
 static int rdmalock_sl_try_write(struct rdmalock_lockspace *ls,
 				 struct rdmalock_waiter *w)
 {
-	u64 guess = READ_ONCE(*rdmalock_sl_guess(ls, w)) & ~(SL_TAIL | SL_RDR);
+	u64 guess = rdmalock_sl_expect(ls, w->home, w->slot_off) &
+		    ~(SL_TAIL | SL_RDR);
 	u64 old;
 	int ret, i;
 
 	for (i = 0; i < SL_TRY_CAS; i++) {
 		w->sl.lease_start = ktime_get();
-		ret = rdmalock_sl_cas(ls, w, guess, guess | rdmalock_sl_me(ls, w),
-				      &old);
+		ret = rdmalock_sl_cas(ls, w->home, w->slot_off, guess,
+				      guess | rdmalock_sl_me(ls, w), &old);
 		if (ret)
 			return rdmalock_sl_fail(ls, w, ret);
 		if (old == guess) {
@@ -644,21 +787,68 @@ static int rdmalock_sl_try_write(struct rdmalock_lockspace *ls,
 	return rdmalock_acq_fail(ls, w, -EAGAIN);
 }
 
+/*
+ * CAS a writer posts before it asks the home node; the home node itself
+ * has no one to ask, and no limit.
+ */
+static u32 rdmalock_sl_tries(struct rdmalock_lockspace *ls,
+			     struct rdmalock_waiter *w)
+{
+	return w->home == ls->self ? RDMALOCK_SHIFTLOCK_WRITER_CAS_ONLY :
+				     ls->writer_cas;
+}
+
+/*
+ * Asks the home node to finish a CAS loop (Enqueue or Release), and
+ * waits for the word its last CAS returned.
+ */
+static int rdmalock_sl_delegate(struct rdmalock_lockspace *ls,
+				struct rdmalock_waiter *w, u8 type, u64 *old)
+{
+	struct rdmalock_sl_msg m;
+	int ret;
+
+	rdmalock_sl_msg_init(&m, w, w->idx, w->gen);
+	m.rel = cpu_to_be32(w->sl.cur_rel);
+	m.epoch = w->sl.epoch;
+	/* A writer's enqueue and its release may each ask: one at a time. */
+	clear_bit(RDMALOCK_EV_DONE, &w->events);
+	atomic64_inc(&ls->delegated);
+	ret = rdmalock_sl_send(ls, w->home, type, &m);
+	if (ret)
+		return ret;
+	rdmalock_sl_watch_start(w, rdmalock_sl_expect(ls, w->home, w->slot_off));
+	ret = rdmalock_sl_wait_msg(ls, w, BIT(RDMALOCK_EV_DONE));
+	if (ret)
+		return ret;
+	/* Pairs with rdmalock_event(): the answer is read after its event. */
+	smp_rmb();
+	*old = w->sl.done_word;
+	return w->sl.done_err;
+}
+
 /* Swaps this writer into TailId; @old is the word it replaced. */
 static int rdmalock_sl_enqueue(struct rdmalock_lockspace *ls,
 			       struct rdmalock_waiter *w, u64 *old)
 {
-	u64 guess = READ_ONCE(*rdmalock_sl_guess(ls, w));
+	u64 seen = rdmalock_sl_expect(ls, w->home, w->slot_off);
+	u32 tries = rdmalock_sl_tries(ls, w);
 	int ret;
 
-	for (;;) {
-		w->sl.lease_start = ktime_get();
-		ret = rdmalock_sl_cas(ls, w, guess,
-				      (guess & ~SL_TAIL) | rdmalock_sl_me(ls, w), old);
-		if (ret || *old == guess)
-			return ret;
-		guess = *old;
-	}
+	/*
+	 * On a lock last seen busy, a CAS expecting that word, a round trip
+	 * old, mostly fails: ask the home node at once.
+	 */
+	if (tries != RDMALOCK_SHIFTLOCK_WRITER_CAS_ONLY &&
+	    (sl_tail(seen) || sl_rdr(seen)))
+		tries = 0;
+	/* No later than whichever CAS, here or at the home node, lands. */
+	w->sl.lease_start = ktime_get();
+	ret = rdmalock_sl_swap_tail(ls, w->home, w->slot_off,
+				    rdmalock_sl_me(ls, w), tries, old);
+	if (ret == -EAGAIN)
+		ret = rdmalock_sl_delegate(ls, w, SL_MSG_ENQUEUE, old);
+	return ret;
 }
 
 /* Queued behind a writer: wait to be handed the lock, or told to wait more. */
@@ -671,6 +861,8 @@ static int rdmalock_sl_wait_pred(struct rdmalock_lockspace *ls,
 				   BIT(RDMALOCK_EV_MODE));
 	if (ret)
 		return ret;
+	/* It starts when the message was received (the top of this file). */
+	w->sl.lease_start = w->sl.msg_time;
 	w->sl.epoch = w->sl.msg_epoch;
 	if (test_bit(RDMALOCK_EV_GRANT, &w->events)) {
 		w->sl.cur_rel = w->sl.msg_rel;
@@ -727,25 +919,24 @@ static int rdmalock_sl_release_alone(struct rdmalock_lockspace *ls,
 				     struct rdmalock_waiter *w, bool *queued)
 {
 	struct rdmalock_sl *sl = &w->sl;
-	u32 rdr = sl_rdr(READ_ONCE(*rdmalock_sl_guess(ls, w)));
-	u64 expected, old;
+	u32 me = rdmalock_sl_me(ls, w);
+	u64 old;
 	int ret;
 
-	for (;;) {
-		expected = sl_word(sl->cur_rel, sl->epoch, rdr, rdmalock_sl_me(ls, w));
-		ret = rdmalock_sl_cas(ls, w, expected,
-				      sl_word(sl->cur_rel + 1, !sl->epoch, rdr, 0), &old);
-		if (ret || old == expected)
-			return ret;
-		if (sl_rel(old) != sl->cur_rel || sl_epoch(old) != sl->epoch)
-			return -ECONNRESET;
-		if (sl_tail(old) != rdmalock_sl_me(ls, w)) {
-			*queued = true;
-			return 0;
-		}
-		/* Only RdrCnt moved: readers arrived while we held. */
-		rdr = sl_rdr(old);
+	ret = rdmalock_sl_clear_tail(ls, w->home, w->slot_off, sl->cur_rel,
+				     sl->epoch, me, rdmalock_sl_tries(ls, w), &old);
+	if (ret == -EAGAIN)
+		ret = rdmalock_sl_delegate(ls, w, SL_MSG_RELEASE, &old);
+	if (ret)
+		return ret;
+	switch (rdmalock_sl_release_outcome(old, sl->cur_rel, sl->epoch, me)) {
+	case SL_RESET:
+		return -ECONNRESET;
+	case SL_QUEUED:
+		*queued = true;
+		break;
 	}
+	return 0;
 }
 
 /* Gives the lock to the successor: to it directly, or to the readers first. */
@@ -844,6 +1035,9 @@ static int rdmalock_sl_attach(struct rdmalock_lockspace *ls)
 		[SL_MSG_HANDOVER - RDMALOCK_MSG_FIRST_FREE] = rdmalock_sl_handover,
 		[SL_MSG_MODE_CHANGED - RDMALOCK_MSG_FIRST_FREE] = rdmalock_sl_mode_changed,
 		[SL_MSG_RESET - RDMALOCK_MSG_FIRST_FREE] = rdmalock_sl_reset_req,
+		[SL_MSG_ENQUEUE - RDMALOCK_MSG_FIRST_FREE] = rdmalock_sl_enqueue_req,
+		[SL_MSG_RELEASE - RDMALOCK_MSG_FIRST_FREE] = rdmalock_sl_release_req,
+		[SL_MSG_DONE - RDMALOCK_MSG_FIRST_FREE] = rdmalock_sl_done,
 	};
 	int i;
 

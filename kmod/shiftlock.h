@@ -33,6 +33,11 @@
 #define SL_BEHIND_READERS	1
 #define SL_BEHIND_WRITER	2
 
+/* rdmalock_sl_release_outcome(): what a writer's release CAS found */
+#define SL_MINE			0
+#define SL_QUEUED		1
+/* ... or SL_RESET, below */
+
 /* rdmalock_sl_reader_poll(), rdmalock_sl_writer_poll() */
 #define SL_WAIT			0
 #define SL_ADMITTED		1
@@ -43,19 +48,29 @@
 #define SL_MSG_HANDOVER		(RDMALOCK_MSG_FIRST_FREE + 1)
 #define SL_MSG_MODE_CHANGED	(RDMALOCK_MSG_FIRST_FREE + 2)
 #define SL_MSG_RESET		(RDMALOCK_MSG_FIRST_FREE + 3)
+#define SL_MSG_ENQUEUE		(RDMALOCK_MSG_FIRST_FREE + 4)
+#define SL_MSG_RELEASE		(RDMALOCK_MSG_FIRST_FREE + 5)
+#define SL_MSG_DONE		(RDMALOCK_MSG_FIRST_FREE + 6)
 
 /**
  * struct rdmalock_sl_msg - a ShiftLock message (all fields big-endian)
  * @slot_off: the lock's slot at its home node
- * @who: Successor: the sender's descriptor; reset: the era the sender saw
+ * @who: Successor: the sender's descriptor; Reset: the era the sender saw;
+ *	Done: the word the home node's last CAS returned
  * @home: the lock's home node
- * @desc: the descriptor it is for, on the receiving node
+ * @desc: the descriptor it is for, on the receiving node; Enqueue and
+ *	Release: the sending writer's, on the sending node
  * @gen: that descriptor's generation, or 0 when the sender cannot know it
- * @rel: Handover: RelCnt; ModeChanged: RelCnt to wait for; reset: the
- *	RelCnt that stood still
- * @cons: Handover: consecutive writers so far
- * @epoch: Handover, ModeChanged: the lock's epoch
+ * @rel: Handover: RelCnt; ModeChanged: RelCnt to wait for; Reset: the
+ *	RelCnt that stood still; Release: RelCnt as its holder knows it
+ * @cons: Handover: consecutive writers so far; Done: 0, or the errno of
+ *	the home node's CAS
+ * @epoch: Handover, ModeChanged, Release: the lock's epoch
  * @pad: zero
+ *
+ * Enqueue and Release ask the lock's home node to finish a writer's CAS
+ * loop, swapping it into TailId or clearing it from there; Done answers
+ * both.
  */
 struct rdmalock_sl_msg {
 	__be64 slot_off;
@@ -144,6 +159,7 @@ static inline u64 sl_reset_word(u64 word)
 int rdmalock_sl_writer_poll(u64 cur, u32 target, u32 prev_rel);
 int rdmalock_sl_after_enqueue(u64 old, u32 *target);
 int rdmalock_sl_reader_poll(u64 cur, bool epoch, u32 prev_rel);
+int rdmalock_sl_release_outcome(u64 old, u32 rel, bool epoch, u32 me);
 bool rdmalock_sl_must_flip(u32 cons, u32 batch);
 bool rdmalock_sl_reset_ok(u64 era, u64 req_era, u64 cur, u32 req_rel);
 int rdmalock_sl_msg_check(u8 type, const void *payload, u32 len,

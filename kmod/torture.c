@@ -350,7 +350,7 @@ static void rdmalock_run_collect(struct rdmalock_run_ctx *run,
 static int rdmalock_run_threads(struct rdmalock_run_ctx *run,
 				struct rdmalock_run *req)
 {
-	u64 verbs[RDMALOCK_VERB_MAX], failed, start;
+	u64 verbs[RDMALOCK_VERB_MAX], failed, failed_release, delegated, start;
 	struct rdmalock_lockspace *ls = run->dom->ls;
 	u32 i, started;
 	int ret = 0;
@@ -360,6 +360,8 @@ static int rdmalock_run_threads(struct rdmalock_run_ctx *run,
 		return -ENOMEM;
 	rdmalock_verbs_posted(run->dom, verbs);
 	failed = atomic64_read(&ls->cas_failed);
+	failed_release = atomic64_read(&ls->cas_failed_release);
+	delegated = atomic64_read(&ls->delegated);
 	start = ktime_get_ns();
 	run->end = jiffies + msecs_to_jiffies(req->duration_ms);
 	for (started = 0; started < req->threads; started++) {
@@ -393,6 +395,9 @@ static int rdmalock_run_threads(struct rdmalock_run_ctx *run,
 	req->wall_ns = ktime_get_ns() - start;
 	rdmalock_run_collect(run, req);
 	req->cas_failed = atomic64_read(&ls->cas_failed) - failed;
+	req->cas_failed_release = atomic64_read(&ls->cas_failed_release) -
+				  failed_release;
+	req->delegated = atomic64_read(&ls->delegated) - delegated;
 	rdmalock_verbs_since(run->dom, verbs, req->verbs);
 out:
 	kvfree(run->threads);

@@ -78,7 +78,7 @@ struct bad_case {
 
 BAD(flags, req->flags = 1)
 BAD(pad, req->pad[1] = 1)
-BAD(reserved, req->reserved[1] = 1)
+BAD(reserved, req->reserved[2] = 1)
 BAD(empty_name, req->name[0] = '\0')
 BAD(unterminated_name, memset(req->name, 'a', sizeof(req->name)))
 BAD(name_with_slash, req->name[1] = '/')
@@ -107,6 +107,9 @@ BAD(lease_too_long, { req->algo = RDMALOCK_ALGO_SHIFTLOCK;
 		      req->lease_ms = RDMALOCK_SHIFTLOCK_LEASE_MS_MAX + 1; })
 BAD(writer_batch_too_big, { req->algo = RDMALOCK_ALGO_SHIFTLOCK;
 			    req->writer_batch = RDMALOCK_SHIFTLOCK_WRITERS_MAX + 1; })
+BAD(writer_cas_not_shiftlock, req->writer_cas = 2)
+BAD(writer_cas_too_big, { req->algo = RDMALOCK_ALGO_SHIFTLOCK;
+			  req->writer_cas = RDMALOCK_SHIFTLOCK_WRITER_CAS_MAX + 1; })
 /* The module is not loaded with allow_broken=1 under KUnit. */
 BAD(broken_lock_not_allowed, req->algo = RDMALOCK_ALGO_TEST_MIXED)
 
@@ -124,6 +127,7 @@ static const struct bad_case bad_cases[] = {
 	CASE(address_beyond_count), CASE(budget_too_big), CASE(budget_not_alock),
 	CASE(lease_not_shiftlock), CASE(writer_batch_not_shiftlock),
 	CASE(lease_too_long), CASE(writer_batch_too_big),
+	CASE(writer_cas_not_shiftlock), CASE(writer_cas_too_big),
 	CASE(broken_lock_not_allowed),
 };
 

@@ -203,6 +203,30 @@ static void reset_needs_same_era_and_relcnt(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, rdmalock_sl_reset_ok(4, 4, sl_reset_word(stuck), 33));
 }
 
+/*
+ * The writer's release CAS of §2.9 stops when TailId is no longer its
+ * own, or when RelCnt or the epoch moved (a reset). A reset also clears
+ * TailId, so a release that tests TailId first takes a reset for a
+ * successor and waits for a Successor message that never comes. Readers
+ * that arrived meanwhile (RdrCnt) leave the lock its holder's.
+ */
+static void release_sees_reset_before_successor(struct kunit *test)
+{
+	u32 me = sl_tail_id(1, 4);
+	u64 held = sl_word(70, 0, 3, me);
+
+	KUNIT_EXPECT_EQ(test, rdmalock_sl_release_outcome(held, 70, 0, me), SL_MINE);
+	KUNIT_EXPECT_EQ(test, rdmalock_sl_release_outcome(held + 5 * SL_ADD_READER,
+							  70, 0, me), SL_MINE);
+	KUNIT_EXPECT_EQ(test, rdmalock_sl_release_outcome(sl_word(70, 0, 3, me + 1),
+							  70, 0, me), SL_QUEUED);
+	KUNIT_EXPECT_EQ(test, rdmalock_sl_release_outcome(sl_reset_word(held), 70, 0, me),
+			SL_RESET);
+	KUNIT_EXPECT_NE(test, sl_tail(sl_reset_word(held)), me);
+	KUNIT_EXPECT_EQ(test, rdmalock_sl_release_outcome(sl_word(70, 1, 3, me), 70, 0, me),
+			SL_RESET);
+}
+
 static void msg_fill(struct rdmalock_sl_msg *m)
 {
 	memset(m, 0, sizeof(*m));
@@ -224,7 +248,7 @@ static void msg_valid_is_accepted(struct kunit *test)
 	u8 type;
 
 	msg_fill(&m);
-	for (type = SL_MSG_SUCCESSOR; type <= SL_MSG_RESET; type++)
+	for (type = SL_MSG_SUCCESSOR; type <= SL_MSG_DONE; type++)
 		KUNIT_EXPECT_EQ_MSG(test, msg_check(type, &m, sizeof(m)), 0, "type %u", type);
 }
 
@@ -235,7 +259,7 @@ static void msg_each_bad_field_is_rejected(struct kunit *test)
 	msg_fill(&m);
 	KUNIT_EXPECT_EQ(test, msg_check(SL_MSG_HANDOVER, &m, sizeof(m) - 1), -EINVAL);
 	KUNIT_EXPECT_EQ(test, msg_check(SL_MSG_RESET - 4, &m, sizeof(m)), -EINVAL);
-	KUNIT_EXPECT_EQ(test, msg_check(SL_MSG_RESET + 1, &m, sizeof(m)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, msg_check(SL_MSG_DONE + 1, &m, sizeof(m)), -EINVAL);
 	m.pad[2] = 1;
 	KUNIT_EXPECT_EQ(test, msg_check(SL_MSG_HANDOVER, &m, sizeof(m)), -EINVAL);
 	msg_fill(&m);
@@ -254,16 +278,21 @@ static void msg_each_bad_field_is_rejected(struct kunit *test)
 	msg_fill(&m);
 	m.desc = cpu_to_be32(RDMALOCK_DESC_COUNT);
 	KUNIT_EXPECT_EQ(test, msg_check(SL_MSG_HANDOVER, &m, sizeof(m)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, msg_check(SL_MSG_ENQUEUE, &m, sizeof(m)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, msg_check(SL_MSG_DONE, &m, sizeof(m)), -EINVAL);
 	msg_fill(&m);
 	m.who = cpu_to_be64(rdmalock_desc_encode(NODES, 5, 7));
 	KUNIT_EXPECT_EQ(test, msg_check(SL_MSG_SUCCESSOR, &m, sizeof(m)), -EINVAL);
 	m.who = 0;
 	KUNIT_EXPECT_EQ(test, msg_check(SL_MSG_SUCCESSOR, &m, sizeof(m)), -EINVAL);
-	/* A reset is for the lock's home node only. */
+	/* Requests are for the lock's home node only. */
 	msg_fill(&m);
 	m.home = cpu_to_be32(2);
 	KUNIT_EXPECT_EQ(test, msg_check(SL_MSG_RESET, &m, sizeof(m)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, msg_check(SL_MSG_ENQUEUE, &m, sizeof(m)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, msg_check(SL_MSG_RELEASE, &m, sizeof(m)), -EINVAL);
 	KUNIT_EXPECT_EQ(test, msg_check(SL_MSG_HANDOVER, &m, sizeof(m)), 0);
+	KUNIT_EXPECT_EQ(test, msg_check(SL_MSG_DONE, &m, sizeof(m)), 0);
 }
 
 static void msg_random_never_crashes(struct kunit *test)
@@ -276,7 +305,7 @@ static void msg_random_never_crashes(struct kunit *test)
 		u32 len = get_random_u32() % (2 * sizeof(struct rdmalock_sl_msg) + 1);
 
 		get_random_bytes(buf, len);
-		rdmalock_sl_msg_check(SL_MSG_SUCCESSOR + i % 5, buf, len, NODES, LOCKS, 1);
+		rdmalock_sl_msg_check(SL_MSG_SUCCESSOR + i % 8, buf, len, NODES, LOCKS, 1);
 	}
 }
 
@@ -291,6 +320,7 @@ static struct kunit_case rdmalock_shiftlock_cases[] = {
 	KUNIT_CASE(handover_moves_relcnt),
 	KUNIT_CASE(batch_th_writer_flips),
 	KUNIT_CASE(reset_needs_same_era_and_relcnt),
+	KUNIT_CASE(release_sees_reset_before_successor),
 	KUNIT_CASE(msg_valid_is_accepted),
 	KUNIT_CASE(msg_each_bad_field_is_rejected),
 	KUNIT_CASE(msg_random_never_crashes),

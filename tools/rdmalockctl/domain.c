@@ -113,6 +113,7 @@ static int domain_create(int argc, char **argv)
 		{ "budget-remote", required_argument, NULL, 'B' },
 		{ "lease-ms", required_argument, NULL, 'l' },
 		{ "writer-batch", required_argument, NULL, 'w' },
+		{ "writer-cas", required_argument, NULL, 'c' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct rdmalock_domain_create req = {
@@ -182,6 +183,15 @@ static int domain_create(int argc, char **argv)
 		case 'w':
 			if (parse_u32(optarg, "writer batch", RDMALOCK_SHIFTLOCK_WRITERS_MAX,
 				      &req.writer_batch))
+				return EXIT_USAGE;
+			break;
+		case 'c':
+			if (!strcmp(optarg, "only")) {
+				req.writer_cas = RDMALOCK_SHIFTLOCK_WRITER_CAS_ONLY;
+				break;
+			}
+			if (parse_u32(optarg, "writer CAS", RDMALOCK_SHIFTLOCK_WRITER_CAS_MAX,
+				      &req.writer_cas))
 				return EXIT_USAGE;
 			break;
 		default:

@@ -391,6 +391,9 @@ static void print_result(const struct rdmalock_run *r)
 		printf("verbs_per_acq_%s: %.3f\n", verb_names[verbs[i]],
 		       ratio(r->verbs[verbs[i]], acq));
 	printf("cas_failed_per_acq: %.3f\n", ratio(r->cas_failed, acq));
+	printf("cas_failed_release_per_acq: %.3f\n",
+	       ratio(r->cas_failed_release, acq));
+	printf("delegated_per_acq: %.3f\n", ratio(r->delegated, acq));
 	printf("throughput_per_s: %.1f\n", ratio(acq * 1e9, r->wall_ns));
 	printf("cpu_pct: %.1f\n", ratio(100.0 * r->cpu_ns, r->wall_ns));
 }

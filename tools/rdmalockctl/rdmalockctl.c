@@ -32,7 +32,7 @@ static void print_usage(FILE *out)
 		"                [--port P] [--algo ALGO] [--locks-per-node K]\n"
 		"                [--atomics auto|native|emulated]\n"
 		"                [--budget-local N] [--budget-remote N]\n"
-		"                [--lease-ms MS] [--writer-batch N]\n"
+		"                [--lease-ms MS] [--writer-batch N] [--writer-cas N|only]\n"
 		"            ALGO: alock|cas|mcs|shiftlock|dslr|test-none|test-mixed\n"
 		"  domain destroy NAME\n"
 		"  domain list\n"

@@ -167,6 +167,9 @@ struct rdmalock_status {
 #define RDMALOCK_SHIFTLOCK_LEASE_MS_MAX	60000
 #define RDMALOCK_SHIFTLOCK_WRITERS	16
 #define RDMALOCK_SHIFTLOCK_WRITERS_MAX	65536
+#define RDMALOCK_SHIFTLOCK_WRITER_CAS	1
+#define RDMALOCK_SHIFTLOCK_WRITER_CAS_MAX	64
+#define RDMALOCK_SHIFTLOCK_WRITER_CAS_ONLY	0xffffffffU
 
 /* Lock modes. Algorithms without a shared mode grant shared as exclusive. */
 #define RDMALOCK_MODE_EX		0
@@ -212,6 +215,13 @@ struct rdmalock_addr {
  *	%RDMALOCK_SHIFTLOCK_LEASE_MS. Must be 0 for other algorithms.
  * @writer_batch: ShiftLock: writers that may take a lock one after the
  *	other while readers wait; 0 for %RDMALOCK_SHIFTLOCK_WRITERS
+ * @writer_cas: ShiftLock: compare-and-swaps a writer posts to queue
+ *	itself, or to release, before it asks the lock's home node to finish
+ *	the job (whose CAS sees the word a moment old, not a round trip); a
+ *	writer that last saw the lock busy asks at once to queue itself.
+ *	0 for %RDMALOCK_SHIFTLOCK_WRITER_CAS, at most
+ *	%RDMALOCK_SHIFTLOCK_WRITER_CAS_MAX, or
+ *	%RDMALOCK_SHIFTLOCK_WRITER_CAS_ONLY to never ask
  * @reserved: must be zero
  *
  * Requires CAP_SYS_ADMIN. Returns once the node listens and its own
@@ -234,7 +244,8 @@ struct rdmalock_domain_create {
 	__u32 budget_remote;
 	__u32 lease_ms;
 	__u32 writer_batch;
-	__u64 reserved[2];
+	__u32 writer_cas;
+	__u32 reserved[3];
 };
 
 /**
@@ -478,7 +489,12 @@ struct rdmalock_lock_req {
  * @verbs: out: RDMA work requests this node posted during the run, by
  *	RDMALOCK_VERB_* (heartbeats included in SEND)
  * @cas_failed: out: compare-and-swaps (RDMA or CPU) that found another
- *	value than expected
+ *	value than expected, posted by this node for its threads or, as a
+ *	ShiftLock home node, for other nodes' writers
+ * @cas_failed_release: out: those of @cas_failed that were posted to
+ *	release a lock
+ * @delegated: out: ShiftLock: queueings and releases of this node's
+ *	writers that it asked the lock's home node to finish
  * @wall_ns: out: how long the run took
  * @cpu_ns: out: CPU time the threads used, summed
  * @reserved: must be zero
@@ -517,7 +533,9 @@ struct rdmalock_run {
 	__u64 cas_failed;
 	__u64 wall_ns;
 	__u64 cpu_ns;
-	__u64 reserved[4];
+	__u64 cas_failed_release;
+	__u64 delegated;
+	__u64 reserved[2];
 };
 
 #define RDMALOCK_IOC_MAGIC	0xDA

@@ -6,7 +6,8 @@
 # writer beside another holder, no reader beside a writer, no error, and
 # every guarded counter exactly the write acquisitions of its lock summed
 # over the nodes. Then: the verbs of uncontended acquisitions; failed
-# atomics under one hot lock, beside the cas baseline's; a writer is not
+# atomics per acquisition under one hot lock at 50% reads, over every
+# node's acquisitions, at most 0.1, beside the cas baseline's; a writer is not
 # starved by a stream of readers, nor a reader by a stream of writers;
 # and the last node dies holding a write lock, and queued between two
 # writers for another: the others get both locks after the leases, and
@@ -99,16 +100,36 @@ verbs_of_one_lock() {
 # field NAME: a value from rdmalockctl's "NAME: VALUE" output on stdin.
 field() { sed -n "s/^$1: //p"; }
 
-# Every node hammers one lock; node 0 publishes what its run saw.
+# Every node hammers one lock at 50% reads, and publishes its
+# acquisitions and failed CAS (a home node's include those it posted for
+# other nodes' writers).
 contended_round() {
 	local dom="$1" out
 
 	barrier "hot-$dom" || return 1
 	out=$(ctl bench "$dom" --threads $THREADS --duration "$TORTURE_MS" \
-		--locks 1 --read 0) || return 1
+		--locks 1 --read 50) || return 1
 	echo "$out" >&2
-	echo "$out" | field cas_failed_per_acq >"/www/failed-$dom"
+	echo "$out" | awk -F': ' '$1 == "acquisitions" { a = $2 }
+		$1 == "cas_failed_per_acq" { f = $2 }
+		$1 == "delegated_per_acq" { d = $2 }
+		END { printf "%d %.0f %.0f\n", a, f * a, d * a }' >"/www/hot-$dom"
+	barrier "hot-done-$dom"
 }
+
+# failed_per_acq DOM: failed CAS per acquisition of the contended round,
+# over every node's acquisitions; also the share the home node finished.
+failed_per_acq() {
+	local p
+
+	for p in $(seq 0 $((n - 1))); do
+		wget -q -O - "http://$(node_addr "$p")/hot-$1" || return 1
+	done | awk '{ a += $1; f += $2; d += $3 }
+		END { if (a) printf "%.3f %.3f\n", f / a, d / a }'
+}
+
+# at_most VALUE LIMIT: VALUE <= LIMIT, as decimals.
+at_most() { awk -v v="$1" -v l="$2" 'BEGIN { exit !(v != "" && v <= l) }'; }
 
 # granted_during_stream MODE-FLAG READ: while the other nodes stream
 # acquisitions of lock 0 at READ% reads, this node's lock (MODE-FLAG) is
@@ -224,10 +245,18 @@ barrier verbs-done
 contended_round dom-shift
 contended_round dom-cas
 if [ "$VMTEST_NODE" -eq 0 ]; then
-	shift_failed=$(cat /www/failed-dom-shift)
-	cas_failed=$(cat /www/failed-dom-cas)
-	tap_check "failed atomics per acquisition, one hot lock, writers only: shiftlock ${shift_failed:-?}, cas ${cas_failed:-?}" \
-		test -n "$shift_failed" -a -n "$cas_failed"
+	read -r shift_failed shift_deleg <<EOF
+$(failed_per_acq dom-shift)
+EOF
+	read -r cas_failed _ <<EOF
+$(failed_per_acq dom-cas)
+EOF
+	# Known to fail under TCG (issue 5): the home node's own CAS loop
+	# expects a word it just loaded, yet RDMA atomics land within its
+	# loopback round trip, and a remote writer whose view of the lock
+	# was stale "free" fails once before it asks.
+	tap_check "failed atomics per acquisition, one hot lock, 50% reads: shiftlock ${shift_failed:-?} (the home node finished ${shift_deleg:-?} CAS loops per acquisition), cas ${cas_failed:-?}; at most 0.1 # TODO above 0.1 under TCG (issue 5)" \
+		at_most "${shift_failed:-}" 0.1
 fi
 
 # Writers are not starved by readers, nor readers by writers. On the
