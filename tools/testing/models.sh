@@ -22,7 +22,8 @@ rm -rf "$out" && mkdir -p "$out"
 # check EXPECT NAME MODEL PROPERTY [SPIN_DEFINE...]
 #   EXPECT   pass, or fail for a negative case
 #   PROPERTY safety (assertions: exclusion), deadlock (invalid end
-#            states), or ltl:NAME (that formula, under weak fairness)
+#            states), both (the two in one run), or ltl:NAME (that
+#            formula, under weak fairness)
 check() {
 	local expect=$1 name=$2 model=$3 prop=$4 dir log start rc=0
 	local -a cflags=(-O2 -w "-DMEMLIM=$memlim" -DCOLLAPSE) run=("-m$depth")
@@ -34,6 +35,7 @@ check() {
 	case $prop in
 	safety) cflags+=(-DSAFETY) run+=(-E) ;;
 	deadlock) cflags+=(-DSAFETY) run+=(-A) ;;
+	both) cflags+=(-DSAFETY) ;;
 	ltl:*) cflags+=(-DNFAIR=4) run+=(-a -f -N "${prop#ltl:}") ;;
 	*) die "unknown property $prop" ;;
 	esac
@@ -45,6 +47,16 @@ check() {
 			./pan "${run[@]}"
 	) >"$log" 2>&1 || rc=$?
 	report "$expect" "$name" "$log" "$rc" $((SECONDS - start))
+}
+
+# deep DEPTH CHECK_ARGS...: check with a search depth of at least DEPTH.
+# A model whose processes loop for ever (ROUNDS=0) and that is searched
+# without fairness has a depth-first stack as deep as its longest path
+# of new states: millions of steps, for a few million states.
+deep() {
+	local depth=$(($1 > depth ? $1 : depth))
+	shift
+	check "$@"
 }
 
 # report EXPECT NAME LOG RC SECONDS: one line from pan's output.
@@ -101,6 +113,15 @@ check fail "shiftlock negative: reader tests the epoch before the leap (E9)" shi
 	safety -DFAULTS -DSRC_EPOCH_FIRST -DROUNDS=1
 check fail "shiftlock negative: Handover without the epoch (E4), 3 writers" shiftlock \
 	deadlock -DPRINTED_HANDOVER_EPOCH -DNW=3
+# Starvation freedom as bounded bypass, rounds unbounded, RelCnt modulo 8
+# (models.rst): the bound B = 2 for a writer and for the reader.
+bypass=(-DBYPASS -DROUNDS=0 -DRROUNDS=0 -DM=8)
+deep 10000000 pass "shiftlock, rounds unbounded: bounded bypass (B = 2), no deadlock" \
+	shiftlock both "${bypass[@]}"
+deep 10000000 fail "shiftlock negative: no writer batch, the reader bypassed for ever" \
+	shiftlock safety "${bypass[@]}" -DNO_BATCH
+deep 10000000 fail "shiftlock negative: bypass bound B - 1" shiftlock safety \
+	"${bypass[@]}" -DBYPASS_UNDER=1
 
 # DSLR as shared/specs/dslr.md §11 has it, COUNT_MAX 2 so that the
 # overflow reset runs: three clients one round each, two clients two.
