@@ -813,10 +813,10 @@ static int rdmalock_sl_delegate(struct rdmalock_lockspace *ls,
 	m.epoch = w->sl.epoch;
 	/* A writer's enqueue and its release may each ask: one at a time. */
 	clear_bit(RDMALOCK_EV_DONE, &w->events);
-	atomic64_inc(&ls->delegated);
 	ret = rdmalock_sl_send(ls, w->home, type, &m);
 	if (ret)
 		return ret;
+	atomic64_inc(&ls->delegated);
 	rdmalock_sl_watch_start(w, rdmalock_sl_expect(ls, w->home, w->slot_off));
 	ret = rdmalock_sl_wait_msg(ls, w, BIT(RDMALOCK_EV_DONE));
 	if (ret)

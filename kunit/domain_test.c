@@ -65,6 +65,13 @@ static void valid_request_becomes_attributes(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, rdmalock_domain_check(&req, attr), 0);
 	KUNIT_EXPECT_EQ(test, attr->addrs[0].ss_family, AF_INET6);
 	KUNIT_EXPECT_EQ(test, attr->port, 9999);
+
+	/* ShiftLock's writer CAS: up to its maximum, or "only" beyond it. */
+	req.algo = RDMALOCK_ALGO_SHIFTLOCK;
+	req.writer_cas = RDMALOCK_SHIFTLOCK_WRITER_CAS_MAX;
+	KUNIT_EXPECT_EQ(test, rdmalock_domain_check(&req, attr), 0);
+	req.writer_cas = RDMALOCK_SHIFTLOCK_WRITER_CAS_ONLY;
+	KUNIT_EXPECT_EQ(test, rdmalock_domain_check(&req, attr), 0);
 }
 
 /* One bad field at a time; the name of the case says which. */
