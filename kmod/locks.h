@@ -39,7 +39,7 @@
 #define RDMALOCK_EV_GRANT	0	/* BUDGET was written: the lock is ours */
 #define RDMALOCK_EV_LINK	1	/* NEXT was written: a successor queued */
 #define RDMALOCK_EV_MODE	2	/* ShiftLock: readers have the lock first */
-#define RDMALOCK_EV_DONE	3	/* ShiftLock: the home node did our CAS */
+#define RDMALOCK_EV_DONE	3	/* ShiftLock: the home node answered */
 
 /* &rdmalock_waiter.state */
 #define RDMALOCK_W_WAITING	0
@@ -47,6 +47,9 @@
 #define RDMALOCK_W_ABANDONED	2	/* its caller left; the grant passes it on */
 
 #define RDMALOCK_NO_NODE	U32_MAX
+
+/* ShiftLock: locks homed here whose words the home node changes at once. */
+#define RDMALOCK_SL_HOME_LOCKS	16
 
 struct rdmalock_lockspace;
 
@@ -180,7 +183,7 @@ extern const struct rdmalock_algo rdmalock_test_mixed_algo;
  * @lease_ms: ShiftLock's lease; 0 for default
  * @writer_batch: ShiftLock's consecutive writers before readers; 0 for default
  * @writer_cas: ShiftLock's CAS a writer tries before it asks the home
- *	node; 0 for default
+ *	node; 0, the default, for none
  */
 struct rdmalock_ls_params {
 	u32 algo;
@@ -204,10 +207,13 @@ struct rdmalock_ls_params {
  * @budget_remote: ALock's budget for the peers' cohort
  * @lease: ShiftLock's lease, in nanoseconds
  * @writer_batch: ShiftLock's consecutive writers before readers
- * @writer_cas: ShiftLock's CAS a writer tries before it asks the home node
+ * @writer_cas: ShiftLock's CAS a writer tries before it asks the home
+ *	node; 0: none, and only the home node changes TailId
  * @sl_guess: ShiftLock: each lock's word as this node last saw it, the
  *	guess for its next compare-and-swap
- * @sl_reset_lock: ShiftLock: one reset at a time on this home node
+ * @sl_home_lock: ShiftLock: one change at a time by this home node to the
+ *	word of a lock homed here (a reset, a writer's request), by slot
+ *	modulo %RDMALOCK_SL_HOME_LOCKS
  * @wq: runs abandoned acquisitions' hand-overs
  * @stop_lock: orders queueing on @wq with its destruction
  * @stopping: the domain is going; queue nothing more
@@ -234,7 +240,7 @@ struct rdmalock_lockspace {
 	u32 writer_batch;
 	u32 writer_cas;
 	u64 *sl_guess;
-	struct mutex sl_reset_lock;	/* see @sl_reset_lock above */
+	struct mutex sl_home_lock[RDMALOCK_SL_HOME_LOCKS]; /* see above */
 	struct workqueue_struct *wq;
 	spinlock_t stop_lock;		/* see @stop_lock above */
 	bool stopping;

@@ -543,8 +543,9 @@ rdmalock_lockspace_alloc(const struct rdmalock_fabric_attr *attr, void *region,
 	ls->lease = (u64)(params->lease_ms ?: RDMALOCK_SHIFTLOCK_LEASE_MS) *
 		    NSEC_PER_MSEC;
 	ls->writer_batch = params->writer_batch ?: RDMALOCK_SHIFTLOCK_WRITERS;
-	ls->writer_cas = params->writer_cas ?: RDMALOCK_SHIFTLOCK_WRITER_CAS;
-	mutex_init(&ls->sl_reset_lock);
+	ls->writer_cas = params->writer_cas;
+	for (i = 0; i < RDMALOCK_SL_HOME_LOCKS; i++)
+		mutex_init(&ls->sl_home_lock[i]);
 	spin_lock_init(&ls->pool_lock);
 	spin_lock_init(&ls->stop_lock);
 	for (i = 0; i < RDMALOCK_DESC_COUNT; i++) {
@@ -613,7 +614,10 @@ EXPORT_SYMBOL_IF_KUNIT(rdmalock_lockspace_stop);
  */
 void rdmalock_lockspace_free(struct rdmalock_lockspace *ls)
 {
-	mutex_destroy(&ls->sl_reset_lock);
+	int i;
+
+	for (i = 0; i < RDMALOCK_SL_HOME_LOCKS; i++)
+		mutex_destroy(&ls->sl_home_lock[i]);
 	kvfree(ls->sl_guess);
 	kvfree(ls);
 }

@@ -12,14 +12,20 @@
  * (ModeChanged); behind readers only, it waits until RelCnt shows they
  * have all released. A writer that releases with no successor clears the
  * tail and flips the epoch in one CAS, admitting every waiting reader;
- * both of a writer's CAS loops fail whenever a reader's FAA lands within
- * their round trip, so after writer_cas tries (none on a lock it last
- * saw busy) a writer asks the home node, whose CAS expects a word just
- * loaded, to finish the loop (the spec's §2.9 fallback, capped retries
- * then an RPC);
  * the writer_batch-th writer in a row flips the epoch for the readers
- * even though a writer is queued. Every word operation, on the home node
- * too, goes through the NIC: the reset is an RDMA CAS like the others.
+ * even though a writer is queued.
+ *
+ * Both of a writer's CAS loops fail whenever a reader's FAA lands within
+ * their round trip. So, by default (writer_cas 0), a writer asks the
+ * lock's home node to change TailId for it (the spec's §2.9 fallback, a
+ * server RPC, with no CAS first): the home node changes it for nobody
+ * else, one change at a time, so it knows TailId, and an FAA, which no
+ * FAA of a reader can fail, does what the CAS would have. With writer_cas
+ * N, a writer posts up to N CAS itself (none on a lock it last saw busy),
+ * then asks, and the home node finishes the loop with CAS that expect a
+ * word it just loaded; "only" keeps the plain loop. Every word operation,
+ * on the home node too, goes through the NIC: the reset is an RDMA CAS
+ * like the others.
  *
  * Failure: a holder has a lease. A waiter that sees RelCnt stand still
  * for three leases asks the home node to reset the lock; the home node
@@ -178,7 +184,7 @@ EXPORT_SYMBOL_IF_KUNIT(rdmalock_sl_reset_ok);
  * @len: the payload's length
  * @num_nodes: nodes in the domain
  * @locks_per_node: lock table slots per node
- * @self: this node's id: Reset, Enqueue and Release must be for a lock
+ * @self: this node's id: Reset, Enqueue, Try and Release must be for a lock
  *	homed here
  *
  * Return: 0, or -EINVAL.
@@ -204,6 +210,7 @@ VISIBLE_IF_KUNIT int rdmalock_sl_msg_check(u8 type, const void *payload, u32 len
 	case SL_MSG_RESET:
 		return home == self ? 0 : -EINVAL;
 	case SL_MSG_ENQUEUE:
+	case SL_MSG_TRY:
 	case SL_MSG_RELEASE:
 		if (home != self)
 			return -EINVAL;
@@ -226,12 +233,24 @@ EXPORT_SYMBOL_IF_KUNIT(rdmalock_sl_msg_check);
 
 /* The lock word: verbs, and this node's guess of it. */
 
+static u64 rdmalock_sl_slot(u64 slot_off)
+{
+	return (slot_off - rdmalock_table_offset(0)) / RDMALOCK_SLOT_SIZE;
+}
+
 static u64 *rdmalock_sl_guess(struct rdmalock_lockspace *ls, u32 home,
 			      u64 slot_off)
 {
-	u64 slot = (slot_off - rdmalock_table_offset(0)) / RDMALOCK_SLOT_SIZE;
+	return &ls->sl_guess[(u64)home * ls->locks_per_node +
+			     rdmalock_sl_slot(slot_off)];
+}
 
-	return &ls->sl_guess[(u64)home * ls->locks_per_node + slot];
+/* Serializes the home node's own changes to the word of a lock homed here. */
+static struct mutex *rdmalock_sl_home_lock(struct rdmalock_lockspace *ls,
+					   u64 slot_off)
+{
+	return &ls->sl_home_lock[rdmalock_sl_slot(slot_off) %
+				 RDMALOCK_SL_HOME_LOCKS];
 }
 
 /*
@@ -248,14 +267,14 @@ static u64 rdmalock_sl_expect(struct rdmalock_lockspace *ls, u32 home,
 	return READ_ONCE(*rdmalock_sl_guess(ls, home, slot_off));
 }
 
-static int rdmalock_sl_faa(struct rdmalock_lockspace *ls,
-			   struct rdmalock_waiter *w, u64 add, u64 *old)
+static int rdmalock_sl_faa(struct rdmalock_lockspace *ls, u32 home,
+			   u64 slot_off, u64 add, u64 *old)
 {
-	int ret = rdmalock_fabric_faa(ls->fabric, w->home, w->slot_off + SL_WORD,
+	int ret = rdmalock_fabric_faa(ls->fabric, home, slot_off + SL_WORD,
 				      add, old);
 
 	if (!ret)
-		WRITE_ONCE(*rdmalock_sl_guess(ls, w->home, w->slot_off), *old + add);
+		WRITE_ONCE(*rdmalock_sl_guess(ls, home, slot_off), *old + add);
 	return ret;
 }
 
@@ -319,6 +338,114 @@ static int rdmalock_sl_clear_tail(struct rdmalock_lockspace *ls, u32 home,
 			return 0;
 	}
 	return -EAGAIN;
+}
+
+/*
+ * Takes the lock for writer @me only if it is free. Return: 0 with @old
+ * the word it replaced, -EAGAIN when it is taken, or a verb's error.
+ */
+static int rdmalock_sl_take_free(struct rdmalock_lockspace *ls, u32 home,
+				 u64 slot_off, u32 me, u64 *old)
+{
+	u64 guess = rdmalock_sl_expect(ls, home, slot_off) & ~(SL_TAIL | SL_RDR);
+	int ret, i;
+
+	for (i = 0; i < SL_TRY_CAS; i++) {
+		ret = rdmalock_sl_cas(ls, home, slot_off, guess, guess | me, old);
+		if (ret || *old == guess)
+			return ret;
+		if (sl_tail(*old) || sl_rdr(*old))
+			break;
+		guess = *old;
+	}
+	return -EAGAIN;
+}
+
+/* The home node's side of a writer's request. */
+
+static int rdmalock_sl_corrupt(struct rdmalock_lockspace *ls, u64 slot_off,
+			       u64 old)
+{
+	pr_err_ratelimited("%s: lock slot %#llx: TailId changed behind its home node (word %#llx); do all nodes have the same writer_cas?\n",
+			   ls->name, slot_off, old);
+	return -EIO;
+}
+
+/*
+ * With writer_cas 0, TailId changes only here, under the home lock: the
+ * TailId the CPU loads is the one the FAA will find.
+ */
+static int rdmalock_sl_home_enqueue(struct rdmalock_lockspace *ls,
+				    u64 slot_off, u32 me, u64 *old)
+{
+	u32 tail;
+	int ret;
+
+	if (ls->writer_cas)
+		return rdmalock_sl_swap_tail(ls, ls->self, slot_off, me,
+					     RDMALOCK_SHIFTLOCK_WRITER_CAS_ONLY, old);
+	tail = sl_tail(rdmalock_sl_expect(ls, ls->self, slot_off));
+	ret = rdmalock_sl_faa(ls, ls->self, slot_off, sl_add_enqueue(tail, me),
+			      old);
+	if (!ret && sl_tail(*old) != tail)
+		ret = rdmalock_sl_corrupt(ls, slot_off, *old);
+	return ret;
+}
+
+/*
+ * With writer_cas 0, under a holder only the home lock's holders change
+ * TailId, RelCnt and the epoch: the load tells what a CAS would find.
+ */
+static int rdmalock_sl_home_release(struct rdmalock_lockspace *ls,
+				    u64 slot_off, u32 rel, bool epoch, u32 me,
+				    u64 *old)
+{
+	int ret;
+
+	if (ls->writer_cas)
+		return rdmalock_sl_clear_tail(ls, ls->self, slot_off, rel, epoch,
+					      me, RDMALOCK_SHIFTLOCK_WRITER_CAS_ONLY,
+					      old);
+	*old = rdmalock_sl_expect(ls, ls->self, slot_off);
+	if (rdmalock_sl_release_outcome(*old, rel, epoch, me) != SL_MINE)
+		return 0;
+	ret = rdmalock_sl_faa(ls, ls->self, slot_off, sl_add_release(epoch, me),
+			      old);
+	if (!ret && rdmalock_sl_release_outcome(*old, rel, epoch, me) != SL_MINE)
+		ret = rdmalock_sl_corrupt(ls, slot_off, *old);
+	return ret;
+}
+
+/*
+ * Does writer @me's request @type (Enqueue, Try or Release, with @rel and
+ * @epoch) on a lock homed here, for a writer of this node or another.
+ * Return: 0 with @old the word the last atomic returned or, for a release
+ * that must not clear TailId, the word loaded; -EAGAIN from Try; or an
+ * error.
+ */
+static int rdmalock_sl_home_do(struct rdmalock_lockspace *ls, u8 type,
+			       u64 slot_off, u32 me, u32 rel, bool epoch,
+			       u64 *old)
+{
+	struct mutex *lock = rdmalock_sl_home_lock(ls, slot_off);
+	int ret;
+
+	mutex_lock(lock);
+	switch (type) {
+	case SL_MSG_ENQUEUE:
+		ret = rdmalock_sl_home_enqueue(ls, slot_off, me, old);
+		break;
+	case SL_MSG_TRY:
+		/* Busy as loaded is busy: no CAS that would surely fail. */
+		*old = rdmalock_sl_expect(ls, ls->self, slot_off);
+		ret = sl_tail(*old) || sl_rdr(*old) ? -EAGAIN :
+			rdmalock_sl_take_free(ls, ls->self, slot_off, me, old);
+		break;
+	default:
+		ret = rdmalock_sl_home_release(ls, slot_off, rel, epoch, me, old);
+	}
+	mutex_unlock(lock);
+	return ret;
 }
 
 /* The word and the era, in one READ. */
@@ -392,11 +519,12 @@ static void rdmalock_sl_reset(struct rdmalock_lockspace *ls, u32 from,
 {
 	u64 slot_off = be64_to_cpu(m->slot_off), req_era = be64_to_cpu(m->who);
 	u64 *era = rdmalock_slot_word(ls, slot_off, SL_ERA);
+	struct mutex *lock = rdmalock_sl_home_lock(ls, slot_off);
 	u32 rel = be32_to_cpu(m->rel);
 	u64 cur, old;
 	int ret, i;
 
-	mutex_lock(&ls->sl_reset_lock);
+	mutex_lock(lock);
 	ret = rdmalock_fabric_read(ls->fabric, ls->self, slot_off + SL_WORD,
 				   &cur, sizeof(cur));
 	if (ret || !rdmalock_sl_reset_ok(READ_ONCE(*era), req_era, cur, rel))
@@ -427,25 +555,20 @@ static void rdmalock_sl_reset(struct rdmalock_lockspace *ls, u32 from,
 	}
 	WRITE_ONCE(*era, req_era);
 out:
-	mutex_unlock(&ls->sl_reset_lock);
+	mutex_unlock(lock);
 }
 
-/* Finishes the CAS loop of a writer on node @from (Enqueue, Release). */
+/* Does the request of a writer on node @from (Enqueue, Try, Release). */
 static void rdmalock_sl_finish(struct rdmalock_lockspace *ls, u32 from, u8 type,
 			       const struct rdmalock_sl_msg *req)
 {
-	u64 slot_off = be64_to_cpu(req->slot_off), old = 0;
-	u32 me = sl_tail_id(from, be32_to_cpu(req->desc));
 	struct rdmalock_sl_msg done = *req;
+	u64 old = 0;
 	int ret;
 
-	if (type == SL_MSG_ENQUEUE)
-		ret = rdmalock_sl_swap_tail(ls, ls->self, slot_off, me,
-					    RDMALOCK_SHIFTLOCK_WRITER_CAS_ONLY, &old);
-	else
-		ret = rdmalock_sl_clear_tail(ls, ls->self, slot_off,
-					     be32_to_cpu(req->rel), req->epoch,
-					     me, RDMALOCK_SHIFTLOCK_WRITER_CAS_ONLY, &old);
+	ret = rdmalock_sl_home_do(ls, type, be64_to_cpu(req->slot_off),
+				  sl_tail_id(from, be32_to_cpu(req->desc)),
+				  be32_to_cpu(req->rel), req->epoch, &old);
 	done.who = cpu_to_be64(old);
 	done.cons = cpu_to_be32(-ret);
 	/* Lost, it leaves the writer waiting, and the lock standing still. */
@@ -542,6 +665,7 @@ static void rdmalock_sl_msg_handle(struct rdmalock_lockspace *ls, u32 node,
 	switch (type) {
 	case SL_MSG_RESET:
 	case SL_MSG_ENQUEUE:
+	case SL_MSG_TRY:
 	case SL_MSG_RELEASE:
 		rdmalock_sl_job_queue(ls, node, type, payload);
 		break;
@@ -563,6 +687,7 @@ RDMALOCK_SL_HANDLER(rdmalock_sl_mode_changed, SL_MSG_MODE_CHANGED)
 RDMALOCK_SL_HANDLER(rdmalock_sl_reset_req, SL_MSG_RESET)
 RDMALOCK_SL_HANDLER(rdmalock_sl_enqueue_req, SL_MSG_ENQUEUE)
 RDMALOCK_SL_HANDLER(rdmalock_sl_release_req, SL_MSG_RELEASE)
+RDMALOCK_SL_HANDLER(rdmalock_sl_try_req, SL_MSG_TRY)
 RDMALOCK_SL_HANDLER(rdmalock_sl_done, SL_MSG_DONE)
 
 /* Failure detection. */
@@ -729,7 +854,7 @@ static int rdmalock_sl_acquire_read(struct rdmalock_lockspace *ls,
 			return rdmalock_acq_fail(ls, w, -EAGAIN);
 	}
 	t0 = ktime_get();
-	ret = rdmalock_sl_faa(ls, w, SL_ADD_READER, &old);
+	ret = rdmalock_sl_faa(ls, w->home, w->slot_off, SL_ADD_READER, &old);
 	if (ret)
 		return rdmalock_sl_fail(ls, w, ret);
 	w->sl.lease_start = t0;
@@ -755,52 +880,14 @@ static int rdmalock_sl_release_read(struct rdmalock_lockspace *ls,
 
 	if (rdmalock_sl_lease_over(ls, w))
 		return -ETIME;
-	return rdmalock_sl_faa(ls, w, SL_ADD_READER_DONE, &old);
+	return rdmalock_sl_faa(ls, w->home, w->slot_off, SL_ADD_READER_DONE, &old);
 }
 
 /* Writers. */
 
-/* A writer trylock: take the lock only if it is free, and never queue. */
-static int rdmalock_sl_try_write(struct rdmalock_lockspace *ls,
-				 struct rdmalock_waiter *w)
-{
-	u64 guess = rdmalock_sl_expect(ls, w->home, w->slot_off) &
-		    ~(SL_TAIL | SL_RDR);
-	u64 old;
-	int ret, i;
-
-	for (i = 0; i < SL_TRY_CAS; i++) {
-		w->sl.lease_start = ktime_get();
-		ret = rdmalock_sl_cas(ls, w->home, w->slot_off, guess,
-				      guess | rdmalock_sl_me(ls, w), &old);
-		if (ret)
-			return rdmalock_sl_fail(ls, w, ret);
-		if (old == guess) {
-			w->sl.cur_rel = sl_rel(old);
-			w->sl.epoch = sl_epoch(old);
-			return 0;
-		}
-		if (sl_tail(old) || sl_rdr(old))
-			break;
-		guess = old;
-	}
-	return rdmalock_acq_fail(ls, w, -EAGAIN);
-}
-
 /*
- * CAS a writer posts before it asks the home node; the home node itself
- * has no one to ask, and no limit.
- */
-static u32 rdmalock_sl_tries(struct rdmalock_lockspace *ls,
-			     struct rdmalock_waiter *w)
-{
-	return w->home == ls->self ? RDMALOCK_SHIFTLOCK_WRITER_CAS_ONLY :
-				     ls->writer_cas;
-}
-
-/*
- * Asks the home node to finish a CAS loop (Enqueue or Release), and
- * waits for the word its last CAS returned.
+ * Asks the home node to do a request (Enqueue, Try or Release), and
+ * waits for the word its last atomic returned.
  */
 static int rdmalock_sl_delegate(struct rdmalock_lockspace *ls,
 				struct rdmalock_waiter *w, u8 type, u64 *old)
@@ -827,25 +914,52 @@ static int rdmalock_sl_delegate(struct rdmalock_lockspace *ls,
 	return w->sl.done_err;
 }
 
-/* Swaps this writer into TailId; @old is the word it replaced. */
+/* A writer trylock: take the lock only if it is free, and never queue. */
+static int rdmalock_sl_try_write(struct rdmalock_lockspace *ls,
+				 struct rdmalock_waiter *w)
+{
+	u32 me = rdmalock_sl_me(ls, w);
+	u64 old;
+	int ret;
+
+	/* No later than whichever atomic, here or at the home node, lands. */
+	w->sl.lease_start = ktime_get();
+	if (w->home == ls->self)
+		ret = rdmalock_sl_home_do(ls, SL_MSG_TRY, w->slot_off, me, 0,
+					  false, &old);
+	else if (!ls->writer_cas)
+		ret = rdmalock_sl_delegate(ls, w, SL_MSG_TRY, &old);
+	else
+		ret = rdmalock_sl_take_free(ls, w->home, w->slot_off, me, &old);
+	if (ret == -EAGAIN)
+		return rdmalock_acq_fail(ls, w, ret);
+	if (ret)
+		return rdmalock_sl_fail(ls, w, ret);
+	w->sl.cur_rel = sl_rel(old);
+	w->sl.epoch = sl_epoch(old);
+	return 0;
+}
+
+/*
+ * Swaps this writer into TailId; @old is the word it replaced. A CAS
+ * expecting a word a round trip old, or older, mostly fails on a lock
+ * last seen busy: then ask the home node at once.
+ */
 static int rdmalock_sl_enqueue(struct rdmalock_lockspace *ls,
 			       struct rdmalock_waiter *w, u64 *old)
 {
 	u64 seen = rdmalock_sl_expect(ls, w->home, w->slot_off);
-	u32 tries = rdmalock_sl_tries(ls, w);
+	u32 me = rdmalock_sl_me(ls, w), tries = ls->writer_cas;
 	int ret;
 
-	/*
-	 * On a lock last seen busy, a CAS expecting that word, a round trip
-	 * old, mostly fails: ask the home node at once.
-	 */
+	w->sl.lease_start = ktime_get();
+	if (w->home == ls->self)
+		return rdmalock_sl_home_do(ls, SL_MSG_ENQUEUE, w->slot_off, me,
+					   0, false, old);
 	if (tries != RDMALOCK_SHIFTLOCK_WRITER_CAS_ONLY &&
 	    (sl_tail(seen) || sl_rdr(seen)))
 		tries = 0;
-	/* No later than whichever CAS, here or at the home node, lands. */
-	w->sl.lease_start = ktime_get();
-	ret = rdmalock_sl_swap_tail(ls, w->home, w->slot_off,
-				    rdmalock_sl_me(ls, w), tries, old);
+	ret = rdmalock_sl_swap_tail(ls, w->home, w->slot_off, me, tries, old);
 	if (ret == -EAGAIN)
 		ret = rdmalock_sl_delegate(ls, w, SL_MSG_ENQUEUE, old);
 	return ret;
@@ -914,7 +1028,7 @@ static int rdmalock_sl_acquire_write(struct rdmalock_lockspace *ls,
 	return ret ? rdmalock_sl_fail(ls, w, ret) : 0;
 }
 
-/* No successor known: clear the tail and flip the epoch, in one CAS. */
+/* No successor known: clear the tail and flip the epoch, in one atomic. */
 static int rdmalock_sl_release_alone(struct rdmalock_lockspace *ls,
 				     struct rdmalock_waiter *w, bool *queued)
 {
@@ -923,8 +1037,13 @@ static int rdmalock_sl_release_alone(struct rdmalock_lockspace *ls,
 	u64 old;
 	int ret;
 
-	ret = rdmalock_sl_clear_tail(ls, w->home, w->slot_off, sl->cur_rel,
-				     sl->epoch, me, rdmalock_sl_tries(ls, w), &old);
+	if (w->home == ls->self)
+		ret = rdmalock_sl_home_do(ls, SL_MSG_RELEASE, w->slot_off, me,
+					  sl->cur_rel, sl->epoch, &old);
+	else
+		ret = rdmalock_sl_clear_tail(ls, w->home, w->slot_off,
+					     sl->cur_rel, sl->epoch, me,
+					     ls->writer_cas, &old);
 	if (ret == -EAGAIN)
 		ret = rdmalock_sl_delegate(ls, w, SL_MSG_RELEASE, &old);
 	if (ret)
@@ -956,8 +1075,8 @@ static int rdmalock_sl_pass(struct rdmalock_lockspace *ls,
 		return -ETIME;
 	}
 
-	ret = rdmalock_sl_faa(ls, w, flip ? sl_add_flip(sl->epoch) : SL_ADD_HANDOVER,
-			      &old);
+	ret = rdmalock_sl_faa(ls, w->home, w->slot_off,
+			      flip ? sl_add_flip(sl->epoch) : SL_ADD_HANDOVER, &old);
 	if (ret)
 		return ret;
 	if (sl_rel(old) != sl->cur_rel || sl_epoch(old) != sl->epoch) {
@@ -1038,6 +1157,7 @@ static int rdmalock_sl_attach(struct rdmalock_lockspace *ls)
 		[SL_MSG_ENQUEUE - RDMALOCK_MSG_FIRST_FREE] = rdmalock_sl_enqueue_req,
 		[SL_MSG_RELEASE - RDMALOCK_MSG_FIRST_FREE] = rdmalock_sl_release_req,
 		[SL_MSG_DONE - RDMALOCK_MSG_FIRST_FREE] = rdmalock_sl_done,
+		[SL_MSG_TRY - RDMALOCK_MSG_FIRST_FREE] = rdmalock_sl_try_req,
 	};
 	int i;
 

@@ -51,26 +51,27 @@
 #define SL_MSG_ENQUEUE		(RDMALOCK_MSG_FIRST_FREE + 4)
 #define SL_MSG_RELEASE		(RDMALOCK_MSG_FIRST_FREE + 5)
 #define SL_MSG_DONE		(RDMALOCK_MSG_FIRST_FREE + 6)
+#define SL_MSG_TRY		(RDMALOCK_MSG_FIRST_FREE + 7)
 
 /**
  * struct rdmalock_sl_msg - a ShiftLock message (all fields big-endian)
  * @slot_off: the lock's slot at its home node
  * @who: Successor: the sender's descriptor; Reset: the era the sender saw;
- *	Done: the word the home node's last CAS returned
+ *	Done: the word the home node's last atomic returned, or loaded
  * @home: the lock's home node
- * @desc: the descriptor it is for, on the receiving node; Enqueue and
- *	Release: the sending writer's, on the sending node
+ * @desc: the descriptor it is for, on the receiving node; Enqueue, Try
+ *	and Release: the sending writer's, on the sending node
  * @gen: that descriptor's generation, or 0 when the sender cannot know it
  * @rel: Handover: RelCnt; ModeChanged: RelCnt to wait for; Reset: the
  *	RelCnt that stood still; Release: RelCnt as its holder knows it
  * @cons: Handover: consecutive writers so far; Done: 0, or the errno of
- *	the home node's CAS
+ *	the home node's work (EAGAIN: Try found the lock taken)
  * @epoch: Handover, ModeChanged, Release: the lock's epoch
  * @pad: zero
  *
- * Enqueue and Release ask the lock's home node to finish a writer's CAS
- * loop, swapping it into TailId or clearing it from there; Done answers
- * both.
+ * Enqueue, Try and Release ask the lock's home node to change TailId for
+ * a writer: swap it in, swap it in only if the lock is free, or clear it
+ * from there; Done answers them.
  */
 struct rdmalock_sl_msg {
 	__be64 slot_off;
@@ -147,6 +148,21 @@ static inline void sl_tail_desc(u32 tail, u32 *node, u32 *idx)
 static inline u64 sl_add_flip(bool epoch)
 {
 	return epoch ? SL_REL_ONE - SL_EPOCH : SL_REL_ONE + SL_EPOCH;
+}
+
+/*
+ * The home node's FAA when it alone changes TailId (writer_cas 0), so
+ * knows it: swap @tail for @me; clear @me, counting its release and
+ * flipping the epoch @epoch.
+ */
+static inline u64 sl_add_enqueue(u32 tail, u32 me)
+{
+	return (u64)me - tail;
+}
+
+static inline u64 sl_add_release(bool epoch, u32 me)
+{
+	return sl_add_flip(epoch) - me;
 }
 
 /* What a reset leaves: RelCnt leapt, nothing else. */

@@ -66,6 +66,36 @@ static void faa_addends_touch_their_fields_only(struct kunit *test)
 	}
 }
 
+/*
+ * The home node's FAA when it alone changes TailId: whatever RdrCnt the
+ * readers' FAAs left, only TailId changes, or for the release RelCnt and
+ * the epoch too, as the CAS it stands for would have changed them.
+ */
+static void home_addends_at(struct kunit *test, u32 tail, u32 me, u32 rdr)
+{
+	const u32 rel = 0xffffffff;
+	int e;
+
+	for (e = 0; e < 2; e++) {
+		u64 w = sl_word(rel, e, rdr, tail);
+
+		KUNIT_EXPECT_EQ(test, w + sl_add_enqueue(tail, me), sl_word(rel, e, rdr, me));
+		KUNIT_EXPECT_EQ(test, w + sl_add_release(e, tail), sl_word(rel + 1, !e, rdr, 0));
+	}
+}
+
+static void home_addends_match_the_cas(struct kunit *test)
+{
+	static const u32 tails[] = { 0, 1, 2, 77, SL_TAIL - 1, SL_TAIL };
+	static const u32 rdrs[] = { 0, 1, (SL_RDR >> 16) - 1 };
+	int i, j, k;
+
+	for (i = 0; i < ARRAY_SIZE(tails); i++)
+		for (j = 0; j < ARRAY_SIZE(tails); j++)
+			for (k = 0; k < ARRAY_SIZE(rdrs); k++)
+				home_addends_at(test, tails[i], tails[j], rdrs[k]);
+}
+
 static void relcnt_compares_modulo_2_32(struct kunit *test)
 {
 	u32 base;
@@ -248,7 +278,7 @@ static void msg_valid_is_accepted(struct kunit *test)
 	u8 type;
 
 	msg_fill(&m);
-	for (type = SL_MSG_SUCCESSOR; type <= SL_MSG_DONE; type++)
+	for (type = SL_MSG_SUCCESSOR; type <= SL_MSG_TRY; type++)
 		KUNIT_EXPECT_EQ_MSG(test, msg_check(type, &m, sizeof(m)), 0, "type %u", type);
 }
 
@@ -259,7 +289,7 @@ static void msg_each_bad_field_is_rejected(struct kunit *test)
 	msg_fill(&m);
 	KUNIT_EXPECT_EQ(test, msg_check(SL_MSG_HANDOVER, &m, sizeof(m) - 1), -EINVAL);
 	KUNIT_EXPECT_EQ(test, msg_check(SL_MSG_RESET - 4, &m, sizeof(m)), -EINVAL);
-	KUNIT_EXPECT_EQ(test, msg_check(SL_MSG_DONE + 1, &m, sizeof(m)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, msg_check(SL_MSG_TRY + 1, &m, sizeof(m)), -EINVAL);
 	m.pad[2] = 1;
 	KUNIT_EXPECT_EQ(test, msg_check(SL_MSG_HANDOVER, &m, sizeof(m)), -EINVAL);
 	msg_fill(&m);
@@ -279,6 +309,7 @@ static void msg_each_bad_field_is_rejected(struct kunit *test)
 	m.desc = cpu_to_be32(RDMALOCK_DESC_COUNT);
 	KUNIT_EXPECT_EQ(test, msg_check(SL_MSG_HANDOVER, &m, sizeof(m)), -EINVAL);
 	KUNIT_EXPECT_EQ(test, msg_check(SL_MSG_ENQUEUE, &m, sizeof(m)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, msg_check(SL_MSG_TRY, &m, sizeof(m)), -EINVAL);
 	KUNIT_EXPECT_EQ(test, msg_check(SL_MSG_DONE, &m, sizeof(m)), -EINVAL);
 	msg_fill(&m);
 	m.who = cpu_to_be64(rdmalock_desc_encode(NODES, 5, 7));
@@ -290,6 +321,7 @@ static void msg_each_bad_field_is_rejected(struct kunit *test)
 	m.home = cpu_to_be32(2);
 	KUNIT_EXPECT_EQ(test, msg_check(SL_MSG_RESET, &m, sizeof(m)), -EINVAL);
 	KUNIT_EXPECT_EQ(test, msg_check(SL_MSG_ENQUEUE, &m, sizeof(m)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, msg_check(SL_MSG_TRY, &m, sizeof(m)), -EINVAL);
 	KUNIT_EXPECT_EQ(test, msg_check(SL_MSG_RELEASE, &m, sizeof(m)), -EINVAL);
 	KUNIT_EXPECT_EQ(test, msg_check(SL_MSG_HANDOVER, &m, sizeof(m)), 0);
 	KUNIT_EXPECT_EQ(test, msg_check(SL_MSG_DONE, &m, sizeof(m)), 0);
@@ -312,6 +344,7 @@ static void msg_random_never_crashes(struct kunit *test)
 static struct kunit_case rdmalock_shiftlock_cases[] = {
 	KUNIT_CASE(word_fields_round_trip),
 	KUNIT_CASE(faa_addends_touch_their_fields_only),
+	KUNIT_CASE(home_addends_match_the_cas),
 	KUNIT_CASE(relcnt_compares_modulo_2_32),
 	KUNIT_CASE(writer_behind_readers_waits_for_them),
 	KUNIT_CASE(writer_admitted_by_relcnt_not_rdrcnt),

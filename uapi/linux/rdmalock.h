@@ -167,7 +167,6 @@ struct rdmalock_status {
 #define RDMALOCK_SHIFTLOCK_LEASE_MS_MAX	60000
 #define RDMALOCK_SHIFTLOCK_WRITERS	16
 #define RDMALOCK_SHIFTLOCK_WRITERS_MAX	65536
-#define RDMALOCK_SHIFTLOCK_WRITER_CAS	1
 #define RDMALOCK_SHIFTLOCK_WRITER_CAS_MAX	64
 #define RDMALOCK_SHIFTLOCK_WRITER_CAS_ONLY	0xffffffffU
 
@@ -216,12 +215,14 @@ struct rdmalock_addr {
  * @writer_batch: ShiftLock: writers that may take a lock one after the
  *	other while readers wait; 0 for %RDMALOCK_SHIFTLOCK_WRITERS
  * @writer_cas: ShiftLock: compare-and-swaps a writer posts to queue
- *	itself, or to release, before it asks the lock's home node to finish
- *	the job (whose CAS sees the word a moment old, not a round trip); a
- *	writer that last saw the lock busy asks at once to queue itself.
- *	0 for %RDMALOCK_SHIFTLOCK_WRITER_CAS, at most
- *	%RDMALOCK_SHIFTLOCK_WRITER_CAS_MAX, or
- *	%RDMALOCK_SHIFTLOCK_WRITER_CAS_ONLY to never ask
+ *	itself, or to release, before it asks the lock's home node to do it.
+ *	0, the default: none; the home node alone changes the queue's tail,
+ *	with fetch-and-adds that cannot fail. 1 to
+ *	%RDMALOCK_SHIFTLOCK_WRITER_CAS_MAX: that many (none to queue for a
+ *	lock it last saw busy), then the home node finishes the CAS loop,
+ *	expecting the word a moment old rather than a round trip.
+ *	%RDMALOCK_SHIFTLOCK_WRITER_CAS_ONLY: never ask. Every node of a
+ *	domain must agree.
  * @reserved: must be zero
  *
  * Requires CAP_SYS_ADMIN. Returns once the node listens and its own

@@ -49,7 +49,10 @@ interrupt_run() {
 		grep -qs 'Run /init' "$out/interrupt/node1.console" && break
 		sleep 1
 	done
-	kill -INT "$pid"
+	# To the whole process group, as a terminal's Ctrl-C: to vmtest.sh
+	# alone, a SIGINT while it waits for a child that then exits normally
+	# may be taken as handled by the child, and lost.
+	kill -INT -- "-$pid"
 	wait "$pid" || rc=$?
 	sed 's/^/    /' "$log"
 	[ "$rc" -eq 130 ] && grep -q 'interrupted' "$log"

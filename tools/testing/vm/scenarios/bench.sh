@@ -9,15 +9,17 @@
 #   local, exclusive only;
 # - shiftlock against alock, cas and mcs on ShiftLock's microbenchmarks:
 #   Zipf 0.99 over 1000 locks at 50% and 95% reads, and one hot lock at
-#   50% reads. alock, cas and mcs grant reads as writes. shiftlock-cas
-#   is ShiftLock whose writers never ask the home node to finish their
-#   CAS loops (--writer-cas only): the plain loop of the spec's §2.9.
+#   50% reads. alock, cas and mcs grant reads as writes. shiftlock's
+#   writers ask the home node to change the queue's tail (the default,
+#   --writer-cas 0); shiftlock-cas1's post one CAS of their own first
+#   (--writer-cas 1); shiftlock-cas's never ask (--writer-cas only): the
+#   plain CAS loop of the spec's §2.9.
 #
 # Throughput is summed over the nodes; latency percentiles are the worst
 # node's; verbs (all of which arrive at some lock's home node) and failed
 # CAS per acquisition are over all nodes' acquisitions (heartbeats are in
 # "send"); "relcas" is the part of "badcas" posted by releases, "deleg"
-# the CAS loops a home node finished for a writer (both per acquisition);
+# the writers' requests to a home node (both per acquisition);
 # CPU is the threads' CPU time over the run's length, summed.
 # Only ratios between rows mean anything: the NIC is software and the
 # CPUs are emulated.
@@ -62,7 +64,7 @@ table_row() {
 		$1 == "cpu_pct" { cpu += $2 }
 		END {
 			if (!acq) acq = 1
-			printf "# | %-13s | %-10s | %9.0f | %9.1f | %9.1f | %9.1f | %5.2f | %5.2f | %5.2f | %5.2f | %5.2f | %5.2f | %6.2f | %6.2f | %5.2f | %5.0f%% |\n",
+			printf "# | %-14s | %-10s | %9.0f | %9.1f | %9.1f | %9.1f | %5.2f | %5.2f | %5.2f | %5.2f | %5.2f | %5.2f | %6.2f | %6.2f | %5.2f | %5.0f%% |\n",
 				algo, load, tput, p50, p99, p999, v["read"] / acq,
 				v["write"] / acq, v["cas"] / acq, v["faa"] / acq,
 				v["write_imm"] / acq, v["send"] / acq, fail / acq,
@@ -71,12 +73,12 @@ table_row() {
 }
 
 table_head() {
-	echo "# | algo          | workload   | acq/s     | p50 us    | p99 us    | p99.9 us  | read  | write | cas   | faa   | wimm  | send  | badcas | relcas | deleg | cpu    |"
+	echo "# | algo           | workload   | acq/s     | p50 us    | p99 us    | p99.9 us  | read  | write | cas   | faa   | wimm  | send  | badcas | relcas | deleg | cpu    |"
 }
 
 LOCAL_LOADS="local95 local50"
 PAPER_LOADS="zipf-r50 zipf-r95 hot-r50"
-PAPER_ALGOS="shiftlock shiftlock-cas alock cas mcs"
+PAPER_ALGOS="shiftlock shiftlock-cas1 shiftlock-cas alock cas mcs"
 
 # bench_args WORKLOAD: the benchmark's arguments for it.
 bench_args() {
@@ -107,21 +109,24 @@ print_tables() {
 	done
 }
 
-create_shiftlock_cas() {
+# create_shiftlock_variant NAME WRITER-CAS PORT
+create_shiftlock_variant() {
 	# shellcheck disable=SC2046 # the lease is two words
-	rdmalockctl domain create dom-shiftlock-cas --node-id "$VMTEST_NODE" \
-		--nodes "$VMTEST_NODES" --algo shiftlock --port 7205 \
-		--locks-per-node 512 --writer-cas only $(bench_lease shiftlock)
+	rdmalockctl domain create "dom-$1" --node-id "$VMTEST_NODE" \
+		--nodes "$VMTEST_NODES" --algo shiftlock --port "$3" \
+		--locks-per-node 512 --writer-cas "$2" $(bench_lease shiftlock)
 }
 
 bench_domains_up() {
-	lock_domains_up && domain_up dom-shiftlock-cas
+	lock_domains_up && domain_up dom-shiftlock-cas1 &&
+		domain_up dom-shiftlock-cas
 }
 
-tap_plan 26
+tap_plan 30
 tap_check "rdmalock.ko loads" load_rdmalock
 tap_check "domains alock, cas, mcs and shiftlock created" create_lock_domains 512
-tap_check "domain shiftlock-cas created" create_shiftlock_cas
+tap_check "domain shiftlock-cas1 created" create_shiftlock_variant shiftlock-cas1 1 7206
+tap_check "domain shiftlock-cas created" create_shiftlock_variant shiftlock-cas only 7205
 tap_check "every node of every domain is up" retry 60 bench_domains_up
 barrier up
 for load in $LOCAL_LOADS; do
@@ -141,6 +146,6 @@ if [ "$VMTEST_NODE" -eq 0 ]; then
 fi
 barrier printed
 tap_check "domains destroyed, rdmalock.ko unloads" sh -c \
-	"for a in alock cas mcs shiftlock shiftlock-cas; do
+	"for a in alock cas mcs shiftlock shiftlock-cas1 shiftlock-cas; do
 	     rdmalockctl domain destroy dom-\$a || exit 1
 	 done && rmmod rdmalock"

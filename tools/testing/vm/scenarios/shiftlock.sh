@@ -5,9 +5,10 @@
 # and 95% reads, on one lock and on 100 locks, four threads per node: no
 # writer beside another holder, no reader beside a writer, no error, and
 # every guarded counter exactly the write acquisitions of its lock summed
-# over the nodes. Then: the verbs of uncontended acquisitions; failed
-# atomics per acquisition under one hot lock at 50% reads, over every
-# node's acquisitions, at most 0.1, beside the cas baseline's; a writer is not
+# over the nodes. Then: the verbs of uncontended acquisitions, with the
+# home node queueing writers (the default) and with writers' own CAS;
+# failed atomics per acquisition under one hot lock at 50% reads, over
+# every node's acquisitions, at most 0.1, beside the cas baseline's; a writer is not
 # starved by a stream of readers, nor a reader by a stream of writers;
 # and the last node dies holding a write lock, and queued between two
 # writers for another: the others get both locks after the leases, and
@@ -45,13 +46,16 @@ create_domains() {
 	ctl domain create dom-mid --node-id "$VMTEST_NODE" --nodes "$VMTEST_NODES" \
 		--algo shiftlock --port 7214 --locks-per-node 8 \
 		--lease-ms $MID_LEASE_MS &&
+	ctl domain create dom-wcas --node-id "$VMTEST_NODE" --nodes "$VMTEST_NODES" \
+		--algo shiftlock --port 7215 --locks-per-node 8 --writer-cas 1 \
+		--lease-ms $TORTURE_LEASE_MS &&
 	ctl domain create dom-cas --node-id "$VMTEST_NODE" --nodes "$VMTEST_NODES" \
 		--algo cas --port 7213 --locks-per-node 8
 }
 
 domains_up() {
 	domain_up dom-shift && domain_up dom-fail && domain_up dom-mid &&
-		domain_up dom-cas
+		domain_up dom-wcas && domain_up dom-cas
 }
 
 torture_all() {
@@ -70,20 +74,20 @@ torture_all() {
 	done
 }
 
-# verbs_of_one_lock ID MODE-FLAG CAS FAA: taking and dropping lock ID
-# (homed on another node; the domain otherwise idle) posts exactly these
-# atomics, and no READ or WRITE. The first take warms this node's guess
-# of the lock word, which the writer's CAS needs.
+# verbs_of_one_lock DOMAIN ID MODE-FLAG CAS FAA: taking and dropping
+# lock ID (the domain otherwise idle) posts exactly these atomics, and no
+# READ or WRITE. The first take warms this node's guess of the lock
+# word, which a remote writer's CAS needs.
 verbs_of_one_lock() {
-	local id="$1" flag="$2" before after v want got
+	local dom="$1" id="$2" flag="$3" before after v want got
 
-	shift 2
+	shift 3
 	# shellcheck disable=SC2086 # no flag is no word
-	ctl lock dom-shift "$id" $flag -- true || return 1
-	before=$(verbs_posted dom-shift)
+	ctl lock "$dom" "$id" $flag -- true || return 1
+	before=$(verbs_posted "$dom")
 	# shellcheck disable=SC2086
-	ctl lock dom-shift "$id" $flag -- true || return 1
-	after=$(verbs_posted dom-shift)
+	ctl lock "$dom" "$id" $flag -- true || return 1
+	after=$(verbs_posted "$dom")
 	# Not "send": the fabric's heartbeats are sends too.
 	for v in cas faa read write; do
 		case $v in
@@ -219,26 +223,31 @@ lock_after_reset() {
 
 case $VMTEST_NODE in
 0) tap_plan $((12 + TORTURE_TESTS)) ;;
-1) tap_plan $((13 + TORTURE_TESTS)) ;;
+1) tap_plan $((15 + TORTURE_TESTS)) ;;
 "$victim") tap_plan $((5 + TORTURE_TESTS)) ;;
 *) tap_plan $((8 + TORTURE_TESTS)) ;;
 esac
 kmemleak_forget
 echo no >/www/streaming
 tap_check "rdmalock.ko loads" load_rdmalock
-tap_check "domains dom-shift, dom-fail, dom-mid and dom-cas created" create_domains
+tap_check "domains dom-shift, dom-fail, dom-mid, dom-wcas and dom-cas created" create_domains
 tap_check "every node of every domain is up" retry 60 domains_up
 barrier up
 torture_all
 
 # One node at a time, the others idle, for exact counts. Lock 0 is homed
-# on node 0.
+# on node 0, lock 1 on node 1. A remote writer's requests to the home
+# node are sends, which heartbeats blur; what it does not post is exact.
 barrier verbs-0
 [ "$VMTEST_NODE" -ne 1 ] || {
-	tap_check "an uncontended writer: 1 atomic to acquire, 1 to release" \
-		verbs_of_one_lock 0 "" 2 0
-	tap_check "an uncontended reader: 1 atomic to acquire, 1 to release" \
-		verbs_of_one_lock 0 --shared 0 2
+	tap_check "an uncontended writer on the lock's home node: 1 FAA to acquire, 1 to release" \
+		verbs_of_one_lock dom-shift 1 "" 0 2
+	tap_check "an uncontended remote writer: no atomic, the home node queues it" \
+		verbs_of_one_lock dom-shift 0 "" 0 0
+	tap_check "an uncontended remote writer with --writer-cas 1: 1 CAS to acquire, 1 to release" \
+		verbs_of_one_lock dom-wcas 0 "" 2 0
+	tap_check "an uncontended reader: 1 FAA to acquire, 1 to release" \
+		verbs_of_one_lock dom-shift 0 --shared 0 2
 }
 barrier verbs-done
 
@@ -251,23 +260,20 @@ EOF
 	read -r cas_failed _ <<EOF
 $(failed_per_acq dom-cas)
 EOF
-	# Known to fail under TCG (issue 5): the home node's own CAS loop
-	# expects a word it just loaded, yet RDMA atomics land within its
-	# loopback round trip, and a remote writer whose view of the lock
-	# was stale "free" fails once before it asks.
-	tap_check "failed atomics per acquisition, one hot lock, 50% reads: shiftlock ${shift_failed:-?} (the home node finished ${shift_deleg:-?} CAS loops per acquisition), cas ${cas_failed:-?}; at most 0.1 # TODO above 0.1 under TCG (issue 5)" \
+	tap_check "failed atomics per acquisition, one hot lock, 50% reads: shiftlock ${shift_failed:-?} (requests to the home node per acquisition: ${shift_deleg:-?}), cas ${cas_failed:-?}; at most 0.1" \
 		at_most "${shift_failed:-}" 0.1
 fi
 
 # Writers are not starved by readers, nor readers by writers. On the
-# debug kernel both were granted only after the stream ended: the
-# writer's CAS-loop enqueue loses to the readers' FAAs on slow nodes (the
-# weakness of spec §2.9); the reader's cause is not known yet. Reported
-# there as TODO, a known failure (issue 5), until fixed.
+# debug kernel both were once granted only after the stream ended: the
+# writer because its CAS-loop enqueue lost to the readers' FAAs on slow
+# nodes (the weakness of spec §2.9), which the home node's FAA removed;
+# the reader's cause is not known yet. Reported there as TODO, a known
+# failure (issue 5), until fixed.
 todo=
 [ ! -e "$KMEMLEAK" ] || todo=" # TODO starved on the debug kernel (issue 5)"
 if [ "$VMTEST_NODE" -eq "$victim" ]; then
-	tap_check "a writer gets the lock during a stream of readers$todo" \
+	tap_check "a writer gets the lock during a stream of readers" \
 		granted_during_stream "" 100
 	tap_check "a reader gets the lock during a stream of writers$todo" \
 		granted_during_stream --shared 0
@@ -300,6 +306,6 @@ tap_check "survivors' torture after the failures: counters exact" \
 	counters_exact dom-mid after 6
 barrier survivors-done 120
 tap_check "domains destroyed, rdmalock.ko unloads" sh -c \
-	"for d in shift fail mid cas; do rdmalockctl domain destroy dom-\$d || exit 1; done &&
+	"for d in shift fail mid wcas cas; do rdmalockctl domain destroy dom-\$d || exit 1; done &&
 	 rmmod rdmalock"
 tap_kmemleak
