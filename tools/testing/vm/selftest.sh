@@ -39,9 +39,11 @@ expect_failure() {
 interrupt_run() {
 	local log=$out/interrupt.log pid rc=0
 
-	# Job control, so that the background run does not ignore SIGINT.
+	# Job control, so that the background run does not ignore SIGINT;
+	# and SIGINT's default action, which a script cannot restore itself,
+	# in case this one was started ignoring it (in the background).
 	set -m
-	"$here/vmtest.sh" --scenario selftest-hang --nodes 2 \
+	env --default-signal=INT "$here/vmtest.sh" --scenario selftest-hang --nodes 2 \
 		--outdir "$out/interrupt" >"$log" 2>&1 &
 	pid=$!
 	set +m
@@ -49,9 +51,7 @@ interrupt_run() {
 		grep -qs 'Run /init' "$out/interrupt/node1.console" && break
 		sleep 1
 	done
-	# To the whole process group, as a terminal's Ctrl-C: to vmtest.sh
-	# alone, a SIGINT while it waits for a child that then exits normally
-	# may be taken as handled by the child, and lost.
+	# To the whole process group, as a terminal's Ctrl-C does.
 	kill -INT -- "-$pid"
 	wait "$pid" || rc=$?
 	sed 's/^/    /' "$log"

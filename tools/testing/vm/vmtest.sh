@@ -131,10 +131,13 @@ setup_network() {
 # harness's timeout.
 guest_cmdline="console=ttyS0 panic=-1 rcupdate.rcu_cpu_stall_timeout=300 watchdog_thresh=60"
 
+# In a session of its own, out of the terminal's reach: a Ctrl-C is for
+# vmtest, which stops the guests and says it was interrupted, rather than
+# reporting them dead. setsid and ip exec, so $! is QEMU's.
 start_node() {
 	local i=$1 addrs=$2
 
-	ip netns exec "$ns" qemu-system-x86_64 -name "$tag-node$i" \
+	setsid ip netns exec "$ns" qemu-system-x86_64 -name "$tag-node$i" \
 		-machine pc -accel tcg,thread=multi -cpu max -smp 2 -m "$mem" \
 		-bios qboot.rom -display none -monitor none -no-reboot \
 		-kernel "$vmlinuz" -initrd "$outdir/initramfs.cpio" \
