@@ -7,8 +7,9 @@
  * One 8-byte word at the lock server holds RelCnt (modulo M here, with
  * its reset leap M/2), Epoch, RdrCnt and TailId; every access to it is
  * an RDMA verb (I14), so each is one step. Writers 1..NW queue by a CAS
- * loop and tell each other by messages (channels, delivered whenever the
- * receiver polls); readers NW+1..NP FAA and poll the word.
+ * loop (HOME_FAA: by the home node's FAA, below) and tell each other by
+ * messages (channels, delivered whenever the receiver polls); readers
+ * NW+1..NP FAA and poll the word.
  *
  * -DFAULTS: any process may crash at any step, and a waiter that has
  * seen RelCnt stand still may have the server reset the lock (through
@@ -33,6 +34,31 @@
  *   NO_BATCH                writers never flip for the readers while one
  *                           is queued: no writer_batch (X6 never true)
  *   BYPASS_UNDER=1          the bound asserted one lower
+ *
+ * -DHOME_FAA: kmod's default, writer_cas 0. No writer posts a CAS on the
+ * word: its W2 and its X2 (release with no successor known) are requests
+ * to the lock's home node (Enqueue, Release), each answered by Done with
+ * the word the home node's atomic returned, or loaded. The home node does
+ * one request at a time, and no reset meanwhile (its mutex), so nothing
+ * else changes TailId, and it knows it: it loads the word with its CPU,
+ * then posts one FAA that swaps TailId for the writer's (Enqueue), or
+ * clears it, counts the release and flips the epoch (Release). Readers'
+ * FAAs and holders' hand-over FAAs may land between the load and the FAA.
+ * Requests and Done may be delayed. Each FAA asserts the check kmod makes
+ * of the word it returns, answered with -EIO if it fails. With it:
+ *   HOME_TRY                a writer may take a round as a trylock: Try,
+ *                           done by the home node with a CAS on the free
+ *                           word, or EAGAIN
+ *   HOME_LOCAL              every writer is on the home node and does the
+ *                           home node's two steps itself, no message (kmod's
+ *                           path for home == self); without FAULTS the same
+ *                           runs as with messages (Documentation/models.rst)
+ * and its negative cases:
+ *   MIXED_WRITER            writer 1 still posts its own CAS on TailId (a
+ *                           node whose writer_cas differs): the check of
+ *                           the word the home node's FAA returned fails
+ *   RESET_NO_MUTEX          the reset does not take the home node's mutex:
+ *                           the same check fails (with FAULTS)
  */
 #include "verbs.pml"
 
@@ -83,7 +109,8 @@ bit expired[NP + 1], pending[NP + 1], holding[NP + 1], crashed;
 
 /*
  * Bounded bypass (-DBYPASS, without FAULTS): from the atomic that queues
- * p (a writer's successful tail CAS, W2; a reader's FAA, R2) until p
+ * p (a writer's successful tail CAS, W2, or with HOME_FAA the home
+ * node's FAA for it; a reader's FAA, R2) until p
  * enters, byp[p] counts the entries of the processes p conflicts with:
  * every other process for a writer, the writers for a reader (readers
  * share, and one that is admitted already waits for nobody). Each such
@@ -166,15 +193,19 @@ bit bwait[NP + 1];
 	bq = 0; bmax = 0; bwait[p] = 0; byp[p] = 0
 /* No reset, so a leap would be false: M too small. */
 #define NO_LEAP		assert(false);
-/*
- * Zero dead locals (as spin's own dead-variable reset does where it can
- * see them dead), so that a stale RelCnt does not multiply the states.
- */
-#define FORGET(s)	d_step { s };
 #else
 #define BYP_QUEUED(p)
 #define BYP_ENTER(p)
 #define NO_LEAP
+#endif
+/*
+ * Zero dead locals (as spin's own dead-variable reset does where it can
+ * see them dead), so that a stale RelCnt does not multiply the states.
+ * HOME_FAA, whose runs have no earlier counts to keep, always does.
+ */
+#if defined(BYPASS) || defined(HOME_FAA)
+#define FORGET(s)	d_step { s };
+#else
 #define FORGET(s)
 #endif
 
@@ -184,6 +215,62 @@ bit bwait[NP + 1];
 #define RESET_OK	(resets < MAXRESETS)
 #endif
 
+#ifdef HOME_FAA
+#if NW > 3
+#error HOME_FAA picks among at most 6 mailbox names
+#endif
+#if defined(HOME_LOCAL) && defined(FAULTS)
+#error HOME_LOCAL: a writer on the home node that crashes is a home node that does
+#endif
+#if defined(HOME_TRY) && (defined(HOME_LOCAL) || defined(BYPASS))
+#error HOME_TRY: a request to the home node, outside the bypass bound
+#endif
+#elif defined(HOME_LOCAL) || defined(HOME_TRY) || defined(MIXED_WRITER) || defined(RESET_NO_MUTEX)
+#error HOME_LOCAL, HOME_TRY, MIXED_WRITER and RESET_NO_MUTEX are variants of HOME_FAA
+#endif
+
+#ifdef HOME_FAA
+/* Requests: Enqueue, Release, Try (SL_MSG_ENQUEUE, _RELEASE, _TRY). */
+#define HENQ	1
+#define HREL	2
+#define HTRY	3
+/*
+ * The requests sent and not yet taken by the home node, as a bag: one
+ * slot per mailbox name (an incarnation has one request out at a time),
+ * taken in any order, as ls->wq, a workqueue that is not ordered, runs
+ * them. The type, and for Release the RelCnt and epoch the holder knows.
+ */
+byte rq[2 * NW + 1], rqrel[2 * NW + 1];
+bit rqep[2 * NW + 1];
+/*
+ * Done: the addressee's name, then the word: RelCnt, RdrCnt, TailId,
+ * Epoch. hname[w] is the name under which writer w waits for a Done, 0
+ * once it has it or gave up on it. rdmalock_sl_deliver() drops a Done
+ * for a descriptor given up when it arrives; the model drops it when it
+ * would be sent, and a writer that gives up drops one already sent, so a
+ * channel holds one Done at most. A request of a name given up makes no
+ * process a holder: nobody is there to expire, or to release.
+ */
+chan hdone[NW + 1] = [1] of { byte, byte, byte, byte, bit };
+byte hname[NW + 1];
+/* The home node's mutex (rdmalock_sl_home_lock()) is held. */
+bit hbusy;
+/* The reset takes the mutex too; RESET_NO_MUTEX: it does not. */
+#ifdef RESET_NO_MUTEX
+#define HOME_FREE
+#else
+#define HOME_FREE	&& !hbusy
+#endif
+/* Writer 1 of MIXED_WRITER keeps the CAS loops of writer_cas "only". */
+#ifdef MIXED_WRITER
+#define HOMED(p)	((p) != 1)
+#else
+#define HOMED(p)	1
+#endif
+#else
+#define HOME_FREE
+#endif
+
 /*
  * The server's reset (4.4, 4.6): RelCnt leaps, the rest is zeroed. Every
  * holder's lease has run out (see above), so it leaves the lock alone.
@@ -191,7 +278,7 @@ bit bwait[NP + 1];
 inline reset(obs)
 {
 	atomic {
-		RESET_OK && rel == obs ->
+		RESET_OK && rel == obs HOME_FREE ->
 		rel = (rel + M / 2) % M; ep = 0; rdr = 0; tail = 0; resets++;
 		for (i : 1 .. NP) {
 			if
@@ -264,11 +351,53 @@ inline flip(e)
 	   fi \
 	od
 
+#ifdef HOME_FAA
+/*
+ * Waits for the Done of its request (rdmalock_sl_delegate()). kmod
+ * watches the lock meanwhile (FAULTS). Waiting for the Done of an Enqueue
+ * or a Try, HOME_WATCH, it may give up once the lock was reset after it
+ * sent the request (rs: the resets then), which leaves the request out;
+ * and it may ask for a reset, of whatever RelCnt now is: it may have seen
+ * that stand still, and tracking what it saw (obs, as W13 does) would
+ * only multiply the states. Waiting for a Release's Done, it may ask for
+ * a reset of the lock it holds itself (RelCnt stands at cur).
+ */
+#ifdef FAULTS
+#define HOME_WATCH \
+	:: atomic { resets != rs -> hname[me] = 0 }; goto restart \
+	RESET_REQ(rel)
+#else
+#define HOME_WATCH
+#endif
+#define HOME_DONE(watch) \
+	do \
+	:: atomic { hdone[me] ? y, g_rel, g_rdr, g_tail, g_ep -> \
+		assert(y == myid); y = 0; hname[me] = 0; rs = 0 }; \
+		break \
+	watch \
+	od
+/* It gives up (restart): no Done may come for its name any more. */
+#define HOME_GIVE_UP \
+	atomic { \
+		hname[me] = 0; \
+		if \
+		:: nempty(hdone[me]) -> hdone[me] ? y, g_rel, g_rdr, g_tail, g_ep \
+		:: empty(hdone[me]) \
+		fi; \
+		y = 0; g_rel = 0; g_rdr = 0; g_tail = 0; g_ep = 0 \
+	};
+#else
+#define HOME_GIVE_UP
+#endif
+
 proctype writer(byte me)
 {
 	byte g_rel, g_rdr, g_tail, cur, cons, succ, x, y, z, u, obs, myid, tgt;
 	byte round;
 	bit g_ep, e, b, inc;
+#ifdef HOME_FAA
+	byte rs;
+#endif
 
 	{
 	do
@@ -280,6 +409,7 @@ proctype writer(byte me)
 		goto start;
 restart:
 		NO_LEAP
+		HOME_GIVE_UP
 		/* A new mailbox name: late messages to the old one are dropped. */
 		inc = 1 - inc;
 start:
@@ -290,6 +420,55 @@ start:
 			expired[me] = 0; myid = WID(me, inc)
 		};
 		FORGET(cur = 0; e = 0; obs = 0)
+#ifdef HOME_TRY
+		/*
+		 * Or a writer trylock, by the home node: Try, and Done with the
+		 * word its CAS replaced, free, or the word that showed the lock
+		 * taken (rdmalock_sl_try_write(): EAGAIN, and this round ends).
+		 */
+		if
+		:: HOMED(me) ->
+			atomic {
+				assert(rq[myid] == 0);
+				rq[myid] = HTRY; hname[me] = myid; rs = resets
+			};
+			HOME_DONE(HOME_WATCH);
+			if
+			:: g_tail == 0 && g_rdr == 0 -> cur = g_rel; e = g_ep; goto held
+			:: else -> FORGET(g_rel = 0; g_ep = 0; g_rdr = 0; g_tail = 0) goto done
+			fi
+		:: true
+		fi;
+#endif
+#ifdef HOME_FAA
+		if
+		:: HOMED(me) ->
+			/*
+			 * W2 by the home node: Enqueue, and Done with the word its
+			 * FAA replaced (rdmalock_sl_enqueue(), writer_cas 0, and
+			 * rdmalock_sl_delegate()).
+			 */
+#ifdef HOME_LOCAL
+			/* rdmalock_sl_home_do() itself: the mutex, the CPU's load */
+			atomic { !hbusy -> hbusy = 1; x = tail };
+			/* the FAA, then mutex_unlock() */
+			atomic {
+				assert(tail == x);	/* -EIO */
+				g_rel = rel; g_ep = ep; g_rdr = rdr; g_tail = tail;
+				holding[me] = (tail == 0 && rdr == 0);
+				tail = tail + myid - x
+				BYP_QUEUED(me);
+				hbusy = 0; x = 0
+			}
+#else
+			atomic {
+				assert(rq[myid] == 0);
+				rq[myid] = HENQ; hname[me] = myid; rs = resets
+			};
+			HOME_DONE(HOME_WATCH)
+#endif
+		:: else ->
+#endif
 		/* W2: FETCHANDSTORE of TailId as a CAS loop from a guess. */
 		do
 		:: atomic {
@@ -305,7 +484,11 @@ start:
 		   :: x -> break
 		   :: else
 		   fi
-		od;
+		od
+#ifdef HOME_FAA
+		fi
+#endif
+		;
 		queued[me] = 1;
 		cur = g_rel; e = g_ep; obs = g_rel;
 		if
@@ -388,6 +571,53 @@ held:
 			od;
 			if
 			:: succ == 0 ->
+#ifdef HOME_FAA
+				if
+				:: HOMED(me) ->
+					/*
+					 * X2 by the home node: Release with the RelCnt and
+					 * epoch it holds at, and Done with the word its FAA
+					 * replaced, or the one it loaded if it posted none
+					 * (rdmalock_sl_release_alone(), writer_cas 0, and
+					 * rdmalock_sl_delegate()).
+					 */
+#ifdef HOME_LOCAL
+					/* The load's rdmalock_sl_release_outcome() */
+					atomic {
+						!hbusy -> hbusy = 1;
+						if
+						:: rel != cur || ep != e -> x = 2; hbusy = 0
+						:: tail != myid -> x = 0; hbusy = 0
+						:: else -> x = 3
+						fi
+					};
+					if
+					:: x == 3 ->
+						atomic {
+							assert(rel == cur && ep == e && tail == myid);
+							flip(e); rel = (rel + 1) % M; tail = tail - myid;
+							holding[me] = 0; hbusy = 0; x = 1
+						}
+					:: else
+					fi
+#else
+					atomic {
+						assert(rq[myid] == 0);
+						rq[myid] = HREL; rqrel[myid] = cur; rqep[myid] = e;
+						hname[me] = myid
+					};
+					HOME_DONE(RESET_REQ(cur));
+					/* rdmalock_sl_release_outcome(): MINE 1, QUEUED 0, RESET 2 */
+					atomic {
+						if
+						:: g_rel != cur || g_ep != e -> x = 2
+						:: else -> x = (g_tail == myid)
+						fi;
+						g_rel = 0; g_ep = 0; g_rdr = 0; g_tail = 0; y = 0
+					}
+#endif
+				:: else ->
+#endif
 				/* X2 as a CAS that predicts all but RdrCnt. */
 				atomic {
 					if
@@ -397,7 +627,11 @@ held:
 					:: tail != myid -> x = 0
 					:: else -> x = 2; holding[me] = 0
 					fi
-				};
+				}
+#ifdef HOME_FAA
+				fi
+#endif
+				;
 				if
 				:: x == 1 -> goto done
 				:: x == 2 -> goto done	/* reset under us: abandon */
@@ -553,6 +787,110 @@ end_crashed:
 	skip
 }
 
+#ifdef HOME_FAA
+#define HPICK(k)	:: rq[k] != 0 -> n = k
+/* mutex_unlock(), and the job's locals dead */
+#define HOME_UNLOCK	hbusy = 0; n = 0; k = 0; w = 0; r = 0; e = 0; lt = 0
+/* Done with the word as it is, unless its addressee gave up. */
+#define HOME_ANSWER \
+	if \
+	:: hname[w] == n -> assert(len(hdone[w]) == 0); hdone[w] ! n, rel, rdr, tail, ep \
+	:: else \
+	fi
+/*
+ * The lock's home node: rdmalock_sl_job_fn(), rdmalock_sl_finish(),
+ * rdmalock_sl_home_do(). One step takes any request, locks the mutex and
+ * loads the word with the CPU (rdmalock_sl_expect()): a later load, still
+ * in the mutex, would show the same TailId, which only the mutex's holder
+ * changes. A Release whose load shows a reset or a successor
+ * (rdmalock_sl_release_outcome() not MINE), or a Try whose load shows the
+ * lock taken, posts nothing, and Done has the load. Otherwise the next
+ * step is the atomic, one verb at the home NIC, after whatever FAAs of
+ * readers and holders landed since the load; the mutex is unlocked and
+ * Done sent in the same step (a Done in its channel, unread, is one not
+ * yet sent). Each FAA checks the word it returns, as kmod does, which
+ * answers -EIO if the check fails: TailId changed behind the home node.
+ */
+proctype home()
+{
+	byte n, k, w, r, lt;
+	bit e;
+
+end_idle:
+	do
+	:: atomic {
+		if
+		HPICK(1) HPICK(2)
+#if NW >= 2
+		HPICK(3) HPICK(4)
+#endif
+#if NW >= 3
+		HPICK(5) HPICK(6)
+#endif
+		fi;
+		k = rq[n]; r = rqrel[n]; e = rqep[n];
+		rq[n] = 0; rqrel[n] = 0; rqep[n] = 0;
+		w = MBOX(n); hbusy = 1; lt = tail;
+		if
+		:: k == HREL && !(rel == r && ep == e && tail == n) ||
+		   k == HTRY && (tail != 0 || rdr != 0) ->
+			HOME_ANSWER;
+			HOME_UNLOCK
+		:: k == HTRY ->
+			/* rdmalock_sl_take_free()'s guess: the free word */
+			r = rel; e = ep
+		:: else
+		fi
+	   };
+	   if
+	   :: k == HENQ ->
+		/* FAA(me - TailId as loaded): sl_add_enqueue(). */
+		atomic {
+			assert(tail == lt);	/* rdmalock_sl_home_enqueue()'s -EIO */
+			HOME_ANSWER;
+			if
+			:: hname[w] == n && tail == 0 && rdr == 0 -> holding[w] = 1
+			:: else
+			fi;
+			tail = tail + n - lt
+			BYP_QUEUED(w);
+			HOME_UNLOCK
+		}
+	   :: k == HREL ->
+		/* FAA(flip(epoch) - me): sl_add_release(). */
+		atomic {
+			/* rdmalock_sl_home_release()'s -EIO */
+			assert(rel == r && ep == e && tail == n);
+			HOME_ANSWER;
+			flip(e); rel = (rel + 1) % M; tail = tail - n;
+			if :: hname[w] == n -> holding[w] = 0 :: else fi;
+			HOME_UNLOCK
+		}
+	   :: k == HTRY ->
+		/*
+		 * CAS(the free word, with TailId me), again while only RelCnt or
+		 * the epoch moved (kmod: at most SL_TRY_CAS times). The three
+		 * options are the three outcomes of one CAS.
+		 */
+		do
+		:: atomic {
+			rel == r && ep == e && rdr == 0 && tail == 0 ->
+			HOME_ANSWER;
+			if :: hname[w] == n -> holding[w] = 1 :: else fi;
+			tail = n;
+			HOME_UNLOCK; break
+		   }
+		:: atomic { tail != 0 || rdr != 0 -> HOME_ANSWER; HOME_UNLOCK; break }
+		:: atomic {
+			(rel != r || ep != e) && rdr == 0 && tail == 0 -> r = rel; e = ep
+		   }
+		od
+	   :: k == 0
+	   fi
+	od
+}
+#endif
+
 init
 {
 	byte j;
@@ -564,6 +902,9 @@ init
 		for (j : NW + 1 .. NP) {
 			run reader(j)
 		}
+#if defined(HOME_FAA) && !defined(HOME_LOCAL)
+		run home();
+#endif
 	}
 #ifdef FAULTS
 	/* At most one process crashes, at a step of its own choosing. */

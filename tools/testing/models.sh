@@ -122,6 +122,22 @@ deep 10000000 fail "shiftlock negative: no writer batch, the reader bypassed for
 	shiftlock safety "${bypass[@]}" -DNO_BATCH
 deep 10000000 fail "shiftlock negative: bypass bound B - 1" shiftlock safety \
 	"${bypass[@]}" -DBYPASS_UNDER=1
+# writer_cas 0, kmod's default: the home node does every writer's enqueue,
+# release with no successor known, and trylock, by a load then one FAA (or
+# CAS) under its mutex, asked and answered by messages (models.rst). The
+# crash + reset run allows resets after a crash only: without that bound
+# it does not finish in 4 GB. Bounded bypass with every writer on the home
+# node, which without crashes runs the same as with messages.
+check pass "shiftlock, the home node's FAA (writer_cas 0), trylocks: mutual exclusion, no deadlock" \
+	shiftlock both -DHOME_FAA -DHOME_TRY
+check pass "shiftlock, the home node's FAA, a crash and resets after it: mutual exclusion" \
+	shiftlock safety -DHOME_FAA -DFAULTS -DROUNDS=1 -DRESET_NEEDS_CRASH
+check fail "shiftlock negative: a writer's own CAS beside the home node's FAA (-EIO)" \
+	shiftlock safety -DHOME_FAA -DMIXED_WRITER
+check fail "shiftlock negative: the reset outside the home node's mutex (-EIO)" shiftlock \
+	safety -DHOME_FAA -DFAULTS -DROUNDS=1 -DRESET_NEEDS_CRASH -DRESET_NO_MUTEX
+deep 10000000 pass "shiftlock, the home node's FAA, rounds unbounded: bounded bypass (B = 2), no deadlock" \
+	shiftlock both "${bypass[@]}" -DHOME_FAA -DHOME_LOCAL
 
 # DSLR as shared/specs/dslr.md §11 has it, COUNT_MAX 2 so that the
 # overflow reset runs: three clients one round each, two clients two.
