@@ -66,12 +66,13 @@ struct rdmalock_lockspace;
  * @msg_time: when the last message for it was processed
  * @lease_start: no later than the moment it got the lock
  * @seen_rel: RelCnt as last seen while waiting
+ * @rel_known: @seen_rel has been seen; until then no leap can be told
  * @era: the lock's era when @seen_rel was first seen
  * @era_known: @era has been read
  * @changed: when @seen_rel was first seen
  * @checked: when the lock was last looked at
- * @done_word: from Done, the word the home node's last CAS returned
- * @done_err: from Done, 0 or the error of that CAS
+ * @done_word: from Done, the word the home node's last atomic returned
+ * @done_err: from Done, 0 or the error of the home node's work
  */
 struct rdmalock_sl {
 	bool writer;
@@ -85,6 +86,7 @@ struct rdmalock_sl {
 	ktime_t msg_time;
 	ktime_t lease_start;
 	u32 seen_rel;
+	bool rel_known;
 	u64 era;
 	bool era_known;
 	ktime_t changed;

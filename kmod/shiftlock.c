@@ -696,9 +696,20 @@ RDMALOCK_SL_HANDLER(rdmalock_sl_done, SL_MSG_DONE)
 static void rdmalock_sl_watch_start(struct rdmalock_waiter *w, u64 word)
 {
 	w->sl.seen_rel = sl_rel(word);
+	w->sl.rel_known = true;
 	w->sl.era_known = false;
 	w->sl.changed = ktime_get();
 	w->sl.checked = w->sl.changed;
+}
+
+/*
+ * Starts watching with no word to start from: this node's guess may be
+ * from before a reset, or none, and would pass for a leap.
+ */
+static void rdmalock_sl_watch_blind(struct rdmalock_waiter *w)
+{
+	rdmalock_sl_watch_start(w, 0);
+	w->sl.rel_known = false;
 }
 
 static void rdmalock_sl_ask_reset(struct rdmalock_lockspace *ls,
@@ -745,6 +756,10 @@ static int rdmalock_sl_watch(struct rdmalock_lockspace *ls,
 			return -ECONNRESET;
 		w->sl.era = line[1];
 		w->sl.era_known = true;
+	}
+	if (!w->sl.rel_known) {
+		w->sl.seen_rel = sl_rel(line[0]);
+		w->sl.rel_known = true;
 	}
 	if (sl_leaped(sl_rel(line[0]), w->sl.seen_rel))
 		return -ECONNRESET;
@@ -904,7 +919,11 @@ static int rdmalock_sl_delegate(struct rdmalock_lockspace *ls,
 	if (ret)
 		return ret;
 	atomic64_inc(&ls->delegated);
-	rdmalock_sl_watch_start(w, rdmalock_sl_expect(ls, w->home, w->slot_off));
+	/*
+	 * A reset before the home node does the request is no concern of
+	 * this wait: what Done returns shows it.
+	 */
+	rdmalock_sl_watch_blind(w);
 	ret = rdmalock_sl_wait_msg(ls, w, BIT(RDMALOCK_EV_DONE));
 	if (ret)
 		return ret;
