@@ -49,7 +49,7 @@
 #define RDMALOCK_NO_NODE	U32_MAX
 
 /* ShiftLock: locks homed here whose words the home node changes at once. */
-#define RDMALOCK_SL_HOME_LOCKS	16
+#define RDMALOCK_SL_HOME_LOCKS	256
 
 struct rdmalock_lockspace;
 
