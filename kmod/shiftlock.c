@@ -967,14 +967,15 @@ static int rdmalock_sl_try_write(struct rdmalock_lockspace *ls,
 static int rdmalock_sl_enqueue(struct rdmalock_lockspace *ls,
 			       struct rdmalock_waiter *w, u64 *old)
 {
-	u64 seen = rdmalock_sl_expect(ls, w->home, w->slot_off);
 	u32 me = rdmalock_sl_me(ls, w), tries = ls->writer_cas;
+	u64 seen;
 	int ret;
 
 	w->sl.lease_start = ktime_get();
 	if (w->home == ls->self)
 		return rdmalock_sl_home_do(ls, SL_MSG_ENQUEUE, w->slot_off, me,
 					   0, false, old);
+	seen = rdmalock_sl_expect(ls, w->home, w->slot_off);
 	if (tries != RDMALOCK_SHIFTLOCK_WRITER_CAS_ONLY &&
 	    (sl_tail(seen) || sl_rdr(seen)))
 		tries = 0;
