@@ -69,6 +69,10 @@ report() {
 		head -n 1)
 	if [ "$rc" -ne 0 ] || [ -z "$errors" ] || [ -z "$states" ]; then
 		result "$name: spin or pan did not run to the end" 1 "$log"
+	elif grep -qiE '^spin: .*warning' "$log"; then
+		# A warned-of construct (an else beside i/o, say) may not mean
+		# what the model's author meant, whatever the search found.
+		result "$name: spin warned of the model ($states states)" 1 "$log"
 	elif grep -qE 'reached -DMEMLIM bound|max search depth too small' "$log"; then
 		result "$name: search incomplete, bounds too small ($states states)" 1 "$log"
 	elif [ "$expect" = pass ] && [ "$errors" -eq 0 ]; then
