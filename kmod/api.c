@@ -97,7 +97,9 @@ static int rdmalock_acquire(struct rdmalock_lock *lk, unsigned int mode,
  * when @lk already holds its lock; -EAGAIN when this node has
  * RDMALOCK_DESC_COUNT acquisitions under way already; -ECONNRESET
  * (ShiftLock) when the lock was reset, after a holder failed, while this
- * one waited: try again.
+ * one waited: try again; -ETIME (ShiftLock) when the grant came after
+ * this holder's lease had run out: the lock is not held, and is free
+ * again once a waiter has it reset.
  */
 int rdmalock_lock(struct rdmalock_lock *lk, unsigned int mode)
 {

@@ -31,7 +31,8 @@
  * for three leases asks the home node to reset the lock; the home node
  * does it once per era, and only if RelCnt is still what the waiter saw.
  * Waiters that see the leap give up with -ECONNRESET; a holder past its
- * lease leaves the lock alone and its unlock says -ETIME. A lease starts
+ * lease leaves the lock alone and its unlock says -ETIME; one granted
+ * past it does not hold it, and its lock says -ETIME. A lease starts
  * no later than the atomic or the READ that showed the lock free, or,
  * for a writer handed the lock, when its node processed the message: the
  * paper takes the NIC's receive timestamp, which in-kernel verbs do not
@@ -1154,9 +1155,20 @@ static int rdmalock_sl_acquire(struct rdmalock_lockspace *ls,
 			       struct rdmalock_waiter *w,
 			       const struct rdmalock_how *how)
 {
+	int ret;
+
 	if (w->mode == RDMALOCK_MODE_SH)
-		return rdmalock_sl_acquire_read(ls, w, how);
-	return rdmalock_sl_acquire_write(ls, w, how);
+		ret = rdmalock_sl_acquire_read(ls, w, how);
+	else
+		ret = rdmalock_sl_acquire_write(ls, w, how);
+	/*
+	 * A grant that came after the lease (a slow answer from the home
+	 * node, a long poll) is no grant: a waiter may be resetting the lock
+	 * already, and no critical section may start on it.
+	 */
+	if (!ret && rdmalock_sl_lease_over(ls, w))
+		return rdmalock_sl_fail(ls, w, -ETIME);
+	return ret;
 }
 
 static int rdmalock_sl_release(struct rdmalock_lockspace *ls,

@@ -20,7 +20,11 @@ THREADS=4
 # Leases: long enough that no holder outlives one on a loaded TCG guest
 # of the debug kernel, where "rdmalockctl lock ... -- true" alone holds
 # for hundreds of milliseconds; the failure domain's is shorter.
+# On the debug kernel, under the 100-lock torture, a writer's request to
+# the home node alone (two messages and a loopback FAA) took up to 1.8 s
+# on a free lock, and a few holders outlived 5 s.
 TORTURE_LEASE_MS=5000
+[ ! -e "$KMEMLEAK" ] || TORTURE_LEASE_MS=15000
 FAIL_LEASE_MS=2000
 # Long enough for a queue of three to form, across nodes, behind a
 # holder that holds until the node queued behind it is dead: on the
@@ -28,6 +32,10 @@ FAIL_LEASE_MS=2000
 MID_LEASE_MS=10000
 [ ! -e "$KMEMLEAK" ] || MID_LEASE_MS=30000
 READS="0 50 95"
+# A stream must outlast the batch of 16 writers a reader may wait behind;
+# on the debug kernel hand-overs take long enough that 6 s did not.
+STREAM_MS=6000
+[ ! -e "$KMEMLEAK" ] || STREAM_MS=20000
 # The debug kernel (the one with kmemleak) is about ten times slower.
 [ ! -e "$KMEMLEAK" ] || READS="0 95"
 TORTURE_TESTS=$((2 * 2 * $(echo "$READS" | wc -w)))
@@ -139,24 +147,25 @@ at_most() { awk -v v="$1" -v l="$2" 'BEGIN { exit !(v != "" && v <= l) }'; }
 # acquisitions of lock 0 at READ% reads, this node's lock (MODE-FLAG) is
 # granted before their stream ends: the stream does not starve it.
 granted_during_stream() {
-	local flag="$1" url
+	local flag="$1" url start
 
 	url="http://$(node_addr 0)/streaming"
 	barrier "stream-$2" || return 1
 	sleep 1
+	start=$(date +%s)
 	# shellcheck disable=SC2086 # no flag is no word
 	ctl lock dom-shift 0 $flag -- sh -c "wget -q -O - $url >/tmp/seen" ||
 		return 1
-	echo "the stream was running when the lock was granted: $(cat /tmp/seen)" >&2
+	echo "granted after $(($(date +%s) - start)) s; the stream was running then: $(cat /tmp/seen)" >&2
 	[ "$(cat /tmp/seen)" = yes ]
 }
 
-# stream READ: acquisitions of lock 0 at READ% reads for six seconds,
+# stream READ: acquisitions of lock 0 at READ% reads for STREAM_MS,
 # published as /www/streaming while they run.
 stream() {
 	barrier "stream-$1" || return 1
 	echo yes >/www/streaming
-	ctl bench dom-shift --threads $THREADS --duration 6000 --locks 1 \
+	ctl bench dom-shift --threads $THREADS --duration "$STREAM_MS" --locks 1 \
 		--read "$1" >/dev/null
 	echo no >/www/streaming
 }
@@ -268,14 +277,12 @@ fi
 # debug kernel both were once granted only after the stream ended: the
 # writer because its CAS-loop enqueue lost to the readers' FAAs on slow
 # nodes (the weakness of spec §2.9), which the home node's FAA removed;
-# the reader's cause is not known yet. Reported there as TODO, a known
-# failure (issue 5), until fixed.
-todo=
-[ ! -e "$KMEMLEAK" ] || todo=" # TODO starved on the debug kernel (issue 5)"
+# the reader in 6 s streams, which on the debug kernel need not outlast
+# a batch of 16 slow hand-overs (granted 2 s into a 20 s stream since).
 if [ "$VMTEST_NODE" -eq "$victim" ]; then
 	tap_check "a writer gets the lock during a stream of readers" \
 		granted_during_stream "" 100
-	tap_check "a reader gets the lock during a stream of writers$todo" \
+	tap_check "a reader gets the lock during a stream of writers" \
 		granted_during_stream --shared 0
 	victim_dies
 fi
