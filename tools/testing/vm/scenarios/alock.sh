@@ -13,11 +13,7 @@
 
 : "${TORTURE_MS:=1500}"
 THREADS=4
-# The debug kernel (the one with kmemleak) runs everything about ten
-# times slower; to keep "make check" within its time it tortures at 90
-# and 0% local only. The stock kernel runs the whole matrix.
 PCTS="100 90 50 0"
-[ ! -e "$KMEMLEAK" ] || PCTS="90 0"
 TORTURE_TESTS=$((3 * 2 * 2 * $(echo "$PCTS" | wc -w)))
 n=$(num_nodes)
 victim=$((n - 1))
