@@ -32,12 +32,12 @@ FAIL_LEASE_MS=2000
 MID_LEASE_MS=10000
 [ ! -e "$KMEMLEAK" ] || MID_LEASE_MS=30000
 READS="0 50 95"
-# A stream must outlast the batch of 16 writers a reader may wait behind;
-# on the debug kernel hand-overs take long enough that 6 s did not.
-STREAM_MS=6000
-[ ! -e "$KMEMLEAK" ] || STREAM_MS=20000
 # The debug kernel (the one with kmemleak) is about ten times slower.
 [ ! -e "$KMEMLEAK" ] || READS="0 95"
+# A stream must outlast the batch of 16 writers a reader may wait behind;
+# on the debug kernel hand-overs are slow enough that 6 s may not.
+STREAM_MS=6000
+[ ! -e "$KMEMLEAK" ] || STREAM_MS=20000
 TORTURE_TESTS=$((2 * 2 * $(echo "$READS" | wc -w)))
 n=$(num_nodes)
 victim=$((n - 1))
