@@ -9,7 +9,9 @@
  * of base B, so an FA carries and borrows across fields as the 64-bit
  * add does (§3.2, D3). COUNT_MAX is CM, tiny, so that the overflow reset
  * is reached in a few rounds; B leaves room above CM for one transient
- * increment per other process (INV-8), as 2^15 does in the paper.
+ * increment per process (INV-8), as 2^15 does in the paper. Every client
+ * may bounce at once: a designated resetter that failed by its own stall
+ * reset bounces like the others.
  *
  * Each client takes a shared or an exclusive ticket each round. Only the
  * NIC changes the word (INV-1): FA and CAS are one step each, READ too.
@@ -24,10 +26,19 @@
  * release it (INV-4, INV-11). A release checks the lease atomically with
  * its FA: that is the margin of INV-9.
  *
- * The overflow reset zeroes the word only when no waiter still holds a
- * ticket of the old epoch (ZERO_OK). That is a timing rule §11 lacks; see
- * models.rst "the stale waiter" for why it is needed and how a kernel can
- * meet it. -DNO_ZERO_GUARD drops it.
+ * With FAULTS a bouncer may also zero a frozen word whose pair stood
+ * still for 2 x lease across its bounces (D4's forced reset): the same
+ * oracle ends every lease, and the word need not be drained. That is how
+ * a word frozen by a dead or expired designated resetter comes back.
+ *
+ * The overflow reset and the forced one zero the word only when no waiter
+ * still holds a ticket of the old epoch (ZERO_OK). That is a timing rule
+ * §11 lacks; see models.rst "the stale waiter" for why it is needed and
+ * how a kernel can meet it. -DNO_ZERO_GUARD drops it.
+ *
+ * A monitor asserts that the word stays well formed: no n field above its
+ * max field or above COUNT_MAX. An undo that borrows, or a release of a
+ * slot that was never issued in this epoch, breaks that at once.
  *
  * Negative cases: the printed pseudocode of an erratum of §8, or a
  * variant the spec discusses (models.rst says which ones have a check):
@@ -41,6 +52,14 @@
  *   GRANT_FIRST           D2: the "obvious repair", grant before skip
  *   LATE_RELEASE          D10: lease check, then FA, as two steps, with
  *                         §11's revoked-check and CAS undo
+ *   PRINTED_UNDO          D3, D4: a bouncer undoes its ticket with FA(-1),
+ *                         beside the forced reset
+ *   PRINTED_ZERO_LOOP     D6: Alg. 3 l. 7, the designated resetter tries
+ *                         its CAS until it succeeds
+ *   PRINTED_RESETTER_RELEASE
+ *                         D8: Alg. 3 l. 1, the designated resetter
+ *                         releases after its lease ran out, and does not
+ *                         look at what its FA returned
  *   NO_ZERO_GUARD         D11: §11's zeroing with only the max-regression
  *                         check to protect waiters of the old epoch
  */
@@ -69,7 +88,7 @@
 #ifndef MAXRESETS
 #define MAXRESETS 1
 #endif
-#define B	(CM + NP)
+#define B	(CM + NP + 1)
 
 #define F_MX	B
 #define F_NS	(B * B)
@@ -85,6 +104,10 @@
 #define EX	1
 #define TICKET(m)	((m) == EX -> F_MX : 1)
 #define SERVED(m)	((m) == EX -> F_NX : F_NS)
+
+/* INV-8, §5.6: every ticket served was issued, and n never passes CM. */
+#define WELL_FORMED(v) \
+	(NX(v) <= MX(v) && NS(v) <= MS(v) && NX(v) <= CM && NS(v) <= CM)
 
 /* Alg. 1 l. 4/18: tested on the word before our own increment. */
 #define FROZEN(v)	(MX(v) >= CM || MS(v) >= CM)
@@ -138,7 +161,17 @@ byte tep[NP + 1];
 #ifdef FAULTS
 #define NOTE_EPOCH(p)	tep[p] = gen
 #define NEW_EPOCH	gen++
-#define RESET_OK	(resets < MAXRESETS)
+/*
+ * RESET_NEEDS_CRASH: the lock stands still only after a crash, so that
+ * the deadlock check is not fooled by resets spent on slow holders or by
+ * a resetter giving up on a word that bouncers keep busy.
+ */
+#ifdef RESET_NEEDS_CRASH
+#define STUCK_OK	crashed
+#else
+#define STUCK_OK	true
+#endif
+#define RESET_OK	(STUCK_OK && resets < MAXRESETS)
 #else
 #define NOTE_EPOCH(p)	skip
 #define NEW_EPOCH	skip
@@ -182,7 +215,8 @@ inline expire(v)
 
 #ifdef FAULTS
 bit kill[NP + 1];
-#define FAULTS_KILL(p)	kill[p] -> atomic { leave_cs(p); st[p] = CRASHED }
+bit crashed;
+#define FAULTS_KILL(p)	kill[p] -> atomic { leave_cs(p); st[p] = CRASHED; crashed = 1 }
 #else
 #define FAULTS_KILL(p)	false
 #endif
@@ -214,12 +248,18 @@ acquire:
 			NOTE_EPOCH(me);
 			if
 			:: FROZEN(tk[me]) -> st[me] = IDLE
-			:: GRANTED(tk[me], md[me], tk[me]) -> st[me] = HOLDING
+			/* A drained frozen word looks granted: it is not. */
+			:: !FROZEN(tk[me]) && GRANTED(tk[me], md[me], tk[me]) ->
+				st[me] = HOLDING
 			:: else -> st[me] = WAITING
 			fi
 		};
 		if
 		:: FROZEN(tk[me]) ->
+#ifdef PRINTED_UNDO
+			RDMA_FAA(L, WMOD - TICKET(md[me]), WMOD, old);
+			cur = (old + WMOD - TICKET(md[me])) % WMOD;
+#else
 			/*
 			 * D3b: undo by CAS on the word as seen, so an undo can never
 			 * borrow from a word that a reset has zeroed under us.
@@ -233,11 +273,29 @@ acquire:
 			   :: else -> cur = old
 			   fi
 			od;
+#endif
 			/*
-			 * The random backoff (A.3): retrying on a word that has not
-			 * changed since our undo would bounce again.
+			 * The random backoff (A.3): retrying on a frozen word that
+			 * has not changed since our undo would bounce again.
 			 */
-			L != cur;
+			if
+			:: L != cur || !FROZEN(cur)
+#ifdef FAULTS
+			/*
+			 * D4: the pair stood still for 2 x lease across our bounces,
+			 * so every ticket ahead of ours is dead or expired: zero the
+			 * word by CAS from a READ of it, drained or not.
+			 */
+			:: atomic {
+				RESET_OK && ZERO_OK && FROZEN(L) ->
+				val = L;
+				expire(val);
+				RDMA_CAS(L, val, 0, old);
+				NEW_EPOCH;
+				resets++
+			   }
+#endif
+			fi;
 #ifdef PRINTED_FALLTHROUGH
 			if
 			:: GRANTED(tk[me], md[me], tk[me]) -> st[me] = HOLDING; goto held
@@ -329,6 +387,10 @@ held:
 #else
 		atomic {
 			if
+#ifdef PRINTED_RESETTER_RELEASE
+			:: expired[me] && rf != 0 ->
+				RDMA_FAA(L, SERVED(md[me]), WMOD, old)
+#endif
 			:: !expired[me] ->
 				RDMA_FAA(L, SERVED(md[me]), WMOD, old);
 				/* D10: with the margin, no release is ever revoked. */
@@ -342,7 +404,11 @@ held:
 #endif
 		/* Alg. 3 l. 6-7, D5, D6: zero the drained word, and only that. */
 		if
+#ifdef PRINTED_RESETTER_RELEASE
+		:: rf != 0 ->
+#else
 		:: rf != 0 && !expired[me] ->
+#endif
 			do
 			:: atomic {
 				ZERO_OK -> RDMA_CAS(L, rf, 0, old);
@@ -353,9 +419,25 @@ held:
 			   };
 			   if
 			   :: old == rf -> break
-			   :: !FROZEN(old) -> break
+#ifdef PRINTED_ZERO_LOOP
 			   :: else -> L != old
 			   fi
+#else
+			   :: !FROZEN(old) -> break
+			   :: else ->
+				if
+				:: L != old
+#ifdef FAULTS
+				/*
+				 * D6: the tries are bounded. A word that never
+				 * drains (a later ticket's holder died) is left
+				 * to D4's forced reset.
+				 */
+				:: STUCK_OK -> break
+#endif
+				fi
+			   fi
+#endif
 			od
 		:: else
 		fi
@@ -363,6 +445,14 @@ held:
 	} unless { FAULTS_KILL(me) }
 end_crashed:
 	skip
+}
+
+bit well_formed = 1;
+
+active proctype word_monitor()
+{
+end_monitor:
+	atomic { !WELL_FORMED(L) -> well_formed = 0; assert(well_formed) }
 }
 
 init

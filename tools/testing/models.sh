@@ -154,6 +154,13 @@ check pass "dslr, a crash and lease resets: mutual exclusion" dslr safety \
 	-DFAULTS -DNP=3 -DROUNDS=1
 check pass "dslr 2 clients x 2 rounds, a crash and a lease reset: mutual exclusion" \
 	dslr safety -DFAULTS
+# Recovery: resets only once a client has crashed, two of them, since a
+# designated resetter that fails by its own stall reset leaves the drained
+# word to D4's forced reset (models.rst).
+check pass "dslr, a crash and the resets after it: no deadlock" dslr deadlock \
+	-DFAULTS -DRESET_NEEDS_CRASH -DMAXRESETS=2 -DNP=3 -DROUNDS=1
+check pass "dslr 2 clients x 2 rounds, a crash and the resets after it: no deadlock" \
+	dslr deadlock -DFAULTS -DRESET_NEEDS_CRASH -DMAXRESETS=2
 check pass "dslr: starvation freedom from the ticket (weak fairness)" dslr ltl:starvation \
 	-DLIVENESS -DROUNDS=0
 check fail "dslr negative: starvation freedom from the call, a bouncer lapped" dslr \
@@ -168,5 +175,13 @@ check fail "dslr negative: stall resetter zeroes, Alg. 2 l. 18 (D5)" dslr safety
 	-DFAULTS -DPRINTED_STALL_ZERO -DNP=3 -DROUNDS=1
 check fail "dslr negative: release check-then-FA with the revoked check (D10)" dslr \
 	safety -DFAULTS -DLATE_RELEASE
+check fail "dslr negative: printed undo FA(-1) beside the forced reset (D3, D4)" dslr \
+	safety -DFAULTS -DPRINTED_UNDO
+check fail "dslr negative: expired designated resetter releases, Alg. 3 l. 1 (D8)" \
+	dslr safety -DFAULTS -DPRINTED_RESETTER_RELEASE
+check fail "dslr negative: printed zeroing loop, Alg. 3 l. 7 (D6)" dslr deadlock \
+	-DFAULTS -DRESET_NEEDS_CRASH -DMAXRESETS=2 -DPRINTED_ZERO_LOOP
+check fail "dslr negative: one reset after a crash is not enough" dslr deadlock \
+	-DFAULTS -DRESET_NEEDS_CRASH
 
 summary
