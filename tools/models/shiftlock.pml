@@ -19,15 +19,17 @@
  * holder, and a writer handed the lock but not yet aware of it, stops
  * using the lock and does not release it (H1, H4). A writer restarts
  * under a new mailbox name, so late messages to the old one are dropped
- * (H5). RESET_NEEDS_CRASH allows a reset only after a crash, so that a
- * deadlock check is not fooled by resets spent on slow holders (that
- * check does not pass yet: see Documentation/models.rst).
+ * (H5). RESET_NEEDS_CRASH allows a reset only after a crash, and
+ * RESET_WHEN_STUCK only when the lock is stuck (see there), so that a
+ * deadlock check is not fooled by resets spent on slow holders.
  *
  * Negative cases, each the printed form of an erratum of the spec:
  *   SRC_EPOCH_FIRST         E9: a waiting reader tests the epoch before
  *                           the RelCnt leap
  *   PRINTED_HANDOVER_EPOCH  E4: Handover and ModeChanged carry no epoch;
  *                           the writer keeps its enqueue's
+ *   PRINTED_STALE_MESSAGES  D24: a writer keeps its mailbox name when it
+ *                           starts again, so a late message still finds it
  *
  * -DBYPASS: starvation freedom as a safety property, bounded bypass (the
  * comment at byp[] below). Its negative cases:
@@ -87,8 +89,22 @@
 #define M 16
 #endif
 #define LEAP(a, b)	((((a) + M - (b)) % M) >= M / 2)
-/* Writer w's mailbox name in incarnation i, and back. */
+/*
+ * Writer w's mailbox name in incarnation i, and back. A writer takes the
+ * next of NAMES names whenever it starts again, after a reset or an X5.
+ * kmod's descriptor generations do not wrap within a run, so a check
+ * whose writers may start again NAMES times while a message to an old
+ * name is out needs more names, or it reports a wrap kmod cannot have.
+ */
+#ifndef NAMES
+#define NAMES	2
+#endif
 #define WID(w, i)	((w) + NW * (i))
+#ifdef PRINTED_STALE_MESSAGES
+#define NEXT_NAME	skip
+#else
+#define NEXT_NAME	inc = (inc + 1) % NAMES
+#endif
 #define MBOX(id)	(((id) - 1) % NW + 1)
 
 mtype = { SUCC, HANDOVER, MODECHANGED };
@@ -209,14 +225,67 @@ bit bwait[NP + 1];
 #define FORGET(s)
 #endif
 
+#ifdef RESET_WHEN_STUCK
+/*
+ * RESET_WHEN_STUCK asks whether one crash can leave the lock stuck for
+ * good. RelCnt "stands still for 3 leases" only as it would in a run
+ * where every live process keeps its lease: after the crash, with no
+ * live holder, no live writer handed the lock, and (HOME_FAA) no request
+ * left for the home node and no Done left for a live writer. A live
+ * process that can never go on keeps the reset away, and the deadlock
+ * check reports it.
+ */
+#define BUSY(i)	(!kill[i] && (holding[i] || pending[i]))
+#if NP == 2
+#define ANY_BUSY	(BUSY(1) || BUSY(2))
+#elif NP == 3
+#define ANY_BUSY	(BUSY(1) || BUSY(2) || BUSY(3))
+#elif NP == 4
+#define ANY_BUSY	(BUSY(1) || BUSY(2) || BUSY(3) || BUSY(4))
+#else
+#error RESET_WHEN_STUCK: 2 to 4 processes
+#endif
+#ifdef HOME_FAA
+#define DONE_OUT(w)	(!kill[w] && len(hdone[w]) > 0)
+#if NW == 1
+#define ANY_DONE_OUT	DONE_OUT(1)
+#elif NW == 2
+#define ANY_DONE_OUT	(DONE_OUT(1) || DONE_OUT(2))
+#else
+#define ANY_DONE_OUT	(DONE_OUT(1) || DONE_OUT(2) || DONE_OUT(3))
+#endif
+#define HOME_IDLE	(!hbusy && HOME_NO_REQUEST && !ANY_DONE_OUT)
+#else
+#define HOME_IDLE	true
+#endif
+#define RESET_OK	(crashed && resets < MAXRESETS && !ANY_BUSY && HOME_IDLE)
+/*
+ * X5's lease runs out only if the Successor will never come: nxt[n] is
+ * the name that queued behind name n, and sdead[n] says that name n will
+ * send no Successor (its writer crashed, or, HOME_FAA, gave its request
+ * up before the home node queued it). Otherwise X5 would fire on any slow
+ * Successor after the crash and spend a reset on each.
+ */
+byte nxt[NAMES * NW + 1], wname[NW + 1];
+bit sdead[NAMES * NW + 1];
+#define SUCC_LOST(n)	sdead[nxt[n]]
+#define NOTE_BEHIND(pred, n)	nxt[pred] = n
+#define NEW_NAME(w, n)	wname[w] = n; nxt[n] = 0; sdead[n] = 0
+#define NAME_DEAD(n)	sdead[n] = 1
+#else
 #ifdef RESET_NEEDS_CRASH
 #define RESET_OK	(crashed && resets < MAXRESETS)
 #else
 #define RESET_OK	(resets < MAXRESETS)
 #endif
+#define SUCC_LOST(n)	crashed
+#define NOTE_BEHIND(pred, n)	skip
+#define NEW_NAME(w, n)	skip
+#define NAME_DEAD(n)	skip
+#endif
 
 #ifdef HOME_FAA
-#if NW > 3
+#if NW * NAMES > 6
 #error HOME_FAA picks among at most 6 mailbox names
 #endif
 #if defined(HOME_LOCAL) && defined(FAULTS)
@@ -240,8 +309,19 @@ bit bwait[NP + 1];
  * taken in any order, as ls->wq, a workqueue that is not ordered, runs
  * them. The type, and for Release the RelCnt and epoch the holder knows.
  */
-byte rq[2 * NW + 1], rqrel[2 * NW + 1];
-bit rqep[2 * NW + 1];
+byte rq[NAMES * NW + 1], rqrel[NAMES * NW + 1];
+bit rqep[NAMES * NW + 1];
+#if NW * NAMES == 2
+#define HOME_NO_REQUEST	(rq[1] + rq[2] == 0)
+#elif NW * NAMES == 3
+#define HOME_NO_REQUEST	(rq[1] + rq[2] + rq[3] == 0)
+#elif NW * NAMES == 4
+#define HOME_NO_REQUEST	(rq[1] + rq[2] + rq[3] + rq[4] == 0)
+#elif NW * NAMES == 5
+#define HOME_NO_REQUEST	(rq[1] + rq[2] + rq[3] + rq[4] + rq[5] == 0)
+#else
+#define HOME_NO_REQUEST	(rq[1] + rq[2] + rq[3] + rq[4] + rq[5] + rq[6] == 0)
+#endif
 /*
  * Done: the addressee's name, then the word: RelCnt, RdrCnt, TailId,
  * Epoch. hname[w] is the name under which writer w waits for a Done, 0
@@ -315,7 +395,8 @@ inline crash(p)
 		:: incs[p] && p > NW -> rholders--
 		:: else
 		fi;
-		incs[p] = 0; holding[p] = 0
+		incs[p] = 0; holding[p] = 0;
+		if :: p <= NW -> NAME_DEAD(wname[p]) :: else fi
 	}
 }
 #else
@@ -394,7 +475,8 @@ proctype writer(byte me)
 {
 	byte g_rel, g_rdr, g_tail, cur, cons, succ, x, y, z, u, obs, myid, tgt;
 	byte round;
-	bit g_ep, e, b, inc;
+	bit g_ep, e, b;
+	byte inc;
 #ifdef HOME_FAA
 	byte rs;
 #endif
@@ -411,13 +493,13 @@ restart:
 		NO_LEAP
 		HOME_GIVE_UP
 		/* A new mailbox name: late messages to the old one are dropped. */
-		inc = 1 - inc;
+		NEXT_NAME;
 start:
 		skip;
 		d_step {
 			g_rel = 0; g_ep = 0; g_rdr = 0; g_tail = 0; succ = 0;
 			cons = 0; x = 0; y = 0; z = 0; u = 0; b = 0; tgt = 0;
-			expired[me] = 0; myid = WID(me, inc)
+			expired[me] = 0; myid = WID(me, inc); NEW_NAME(me, myid)
 		};
 		FORGET(cur = 0; e = 0; obs = 0)
 #ifdef HOME_TRY
@@ -474,7 +556,8 @@ start:
 		:: atomic {
 			if
 			:: rel == g_rel && ep == g_ep && rdr == g_rdr && tail == g_tail ->
-				tail = myid; x = 1; holding[me] = (g_tail == 0 && g_rdr == 0)
+				tail = myid; x = 1; holding[me] = (g_tail == 0 && g_rdr == 0);
+				NOTE_BEHIND(g_tail, myid)
 				BYP_QUEUED(me)
 			:: else ->
 				g_rel = rel; g_ep = ep; g_rdr = rdr; g_tail = tail; x = 0
@@ -647,7 +730,8 @@ held:
 				 * mailbox (H5). A live successor sends at once, so only
 				 * after a crash.
 				 */
-				:: crashed -> holding[me] = 0; inc = 1 - inc; goto done
+				:: SUCC_LOST(myid) ->
+					holding[me] = 0; NEXT_NAME; goto done
 #endif
 				:: mbox[me] ? HANDOVER, y, z, u, b
 				:: mbox[me] ? MODECHANGED, y, z, u, b
@@ -821,11 +905,17 @@ end_idle:
 	:: atomic {
 		if
 		HPICK(1) HPICK(2)
-#if NW >= 2
-		HPICK(3) HPICK(4)
+#if NW * NAMES >= 3
+		HPICK(3)
 #endif
-#if NW >= 3
-		HPICK(5) HPICK(6)
+#if NW * NAMES >= 4
+		HPICK(4)
+#endif
+#if NW * NAMES >= 5
+		HPICK(5)
+#endif
+#if NW * NAMES >= 6
+		HPICK(6)
 #endif
 		fi;
 		k = rq[n]; r = rqrel[n]; e = rqep[n];
@@ -852,6 +942,8 @@ end_idle:
 			:: hname[w] == n && tail == 0 && rdr == 0 -> holding[w] = 1
 			:: else
 			fi;
+			NOTE_BEHIND(lt, n);
+			if :: hname[w] != n -> NAME_DEAD(n) :: else fi;
 			tail = tail + n - lt
 			BYP_QUEUED(w);
 			HOME_UNLOCK

@@ -117,6 +117,13 @@ check fail "shiftlock negative: reader tests the epoch before the leap (E9)" shi
 	safety -DFAULTS -DSRC_EPOCH_FIRST -DROUNDS=1
 check fail "shiftlock negative: Handover without the epoch (E4), 3 writers" shiftlock \
 	deadlock -DPRINTED_HANDOVER_EPOCH -DNW=3
+# Recovery: after a crash, the lock reset only when it is stuck
+# (RESET_WHEN_STUCK, models.rst); three mailbox names, since a writer may
+# start again twice (a reset and an X5) with two rounds.
+check pass "shiftlock, a crash and a reset when stuck: no deadlock" shiftlock deadlock \
+	-DFAULTS -DRESET_WHEN_STUCK -DNAMES=3
+check fail "shiftlock negative: no stale-message handling (D24, H5)" shiftlock deadlock \
+	-DFAULTS -DRESET_WHEN_STUCK -DROUNDS=1 -DPRINTED_STALE_MESSAGES
 # Starvation freedom as bounded bypass, rounds unbounded, RelCnt modulo 8
 # (models.rst): the bound B = 2 for a writer and for the reader.
 bypass=(-DBYPASS -DROUNDS=0 -DRROUNDS=0 -DM=8)
@@ -140,6 +147,8 @@ check fail "shiftlock negative: a writer's own CAS beside the home node's FAA (-
 	shiftlock safety -DHOME_FAA -DMIXED_WRITER
 check fail "shiftlock negative: the reset outside the home node's mutex (-EIO)" shiftlock \
 	safety -DHOME_FAA -DFAULTS -DROUNDS=1 -DRESET_NEEDS_CRASH -DRESET_NO_MUTEX
+check pass "shiftlock, the home node's FAA, a crash and a reset when stuck: no deadlock" \
+	shiftlock deadlock -DHOME_FAA -DFAULTS -DRESET_WHEN_STUCK -DNAMES=3
 deep 10000000 pass "shiftlock, the home node's FAA, rounds unbounded: bounded bypass (B = 2), no deadlock" \
 	shiftlock both "${bypass[@]}" -DHOME_FAA -DHOME_LOCAL
 
