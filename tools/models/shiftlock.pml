@@ -28,6 +28,12 @@
  *                           the RelCnt leap
  *   PRINTED_HANDOVER_EPOCH  E4: Handover and ModeChanged carry no epoch;
  *                           the writer keeps its enqueue's
+ *   PRINTED_READERS_NESTED  E2: the extraction's Alg. 2 l. 23 read as it
+ *                           is indented: a writer that finds no tail but
+ *                           readers does not wait for them
+ *   PRINTED_RELEASE_NESTED  E3: the extraction's Alg. 3 l. 11-14 read as
+ *                           they are indented: a writer that knows its
+ *                           successor waits for its Successor again
  *   PRINTED_STALE_MESSAGES  D24: a writer keeps its mailbox name when it
  *                           starts again, so a late message still finds it
  *
@@ -626,11 +632,16 @@ start:
 			WAIT_REL(tgt);
 			cur = tgt; cons = 0
 		:: g_tail == 0 && g_rdr != 0 ->
+#ifdef PRINTED_READERS_NESTED
+			/* E2: the extraction's l. 23 under the Handover branch. */
+			holding[me] = 1; cur = g_rel
+#else
 			/* W17-W20: wait for the readers it saw to leave. */
 			tgt = (g_rel + g_rdr) % M;
 			FORGET(g_rel = 0; g_rdr = 0; cur = 0)
 			WAIT_REL(tgt);
 			cur = tgt
+#endif
 		:: else
 		fi;
 held:
@@ -721,6 +732,7 @@ held:
 				:: else
 				fi;
 				/* X4: wait for the Successor. */
+wait_succ:
 				do
 				:: mbox[me] ? SUCC, y, z, u, b ->
 					if :: y == myid -> succ = z; break :: else fi
@@ -736,7 +748,16 @@ held:
 				:: mbox[me] ? HANDOVER, y, z, u, b
 				:: mbox[me] ? MODECHANGED, y, z, u, b
 				od
+#ifdef PRINTED_RELEASE_NESTED
+			/*
+			 * E3: the extraction's l. 11-14 outside "if succ = 0": l. 11
+			 * finds its own enqueue's TailPtr, never itself, and l. 13
+			 * waits for a Successor it has already had.
+			 */
+			:: else -> succ = 0; goto wait_succ
+#else
 			:: else
+#endif
 			fi
 		} unless { expired[me] -> goto restart_round };
 		/*

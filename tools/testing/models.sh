@@ -117,6 +117,10 @@ check fail "shiftlock negative: reader tests the epoch before the leap (E9)" shi
 	safety -DFAULTS -DSRC_EPOCH_FIRST -DROUNDS=1
 check fail "shiftlock negative: Handover without the epoch (E4), 3 writers" shiftlock \
 	deadlock -DPRINTED_HANDOVER_EPOCH -DNW=3
+check fail "shiftlock negative: Alg. 2 l. 23 as the extraction indents it (E2)" shiftlock \
+	safety -DPRINTED_READERS_NESTED
+check fail "shiftlock negative: Alg. 3 l. 11-14 as the extraction indents them (E3)" \
+	shiftlock deadlock -DPRINTED_RELEASE_NESTED
 # Recovery: after a crash, the lock reset only when it is stuck
 # (RESET_WHEN_STUCK, models.rst); three mailbox names, since a writer may
 # start again twice (a reset and an X5) with two rounds.
