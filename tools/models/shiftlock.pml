@@ -105,6 +105,9 @@
 #ifndef NAMES
 #define NAMES	2
 #endif
+#if NAMES < 2
+#error NAMES: a writer that starts again needs a name of its own
+#endif
 #define WID(w, i)	((w) + NW * (i))
 #ifdef PRINTED_STALE_MESSAGES
 #define NEXT_NAME	skip
@@ -236,10 +239,9 @@ bit bwait[NP + 1];
  * RESET_WHEN_STUCK asks whether one crash can leave the lock stuck for
  * good. RelCnt "stands still for 3 leases" only as it would in a run
  * where every live process keeps its lease: after the crash, with no
- * live holder, no live writer handed the lock, and (HOME_FAA) no request
- * left for the home node and no Done left for a live writer. A live
- * process that can never go on keeps the reset away, and the deadlock
- * check reports it.
+ * live holder and no live writer handed the lock. A live process that
+ * can never go on keeps the reset away, and the deadlock check reports
+ * it.
  */
 #define BUSY(i)	(!kill[i] && (holding[i] || pending[i]))
 #if NP == 2
@@ -251,33 +253,40 @@ bit bwait[NP + 1];
 #else
 #error RESET_WHEN_STUCK: 2 to 4 processes
 #endif
+/*
+ * HOME_FAA: nor while a request waits for the home node, or a Done for a
+ * live writer. Each is done within a lease, so it is done before a timer
+ * of 3 leases fires, unless it was sent in that timer's last lease: that
+ * race, which may make its writer give up, is left out (models.rst).
+ */
 #ifdef HOME_FAA
 #define DONE_OUT(w)	(!kill[w] && len(hdone[w]) > 0)
 #if NW == 1
-#define ANY_DONE_OUT	DONE_OUT(1)
+#define ANY_OUT	(!HOME_NO_REQUEST || DONE_OUT(1))
 #elif NW == 2
-#define ANY_DONE_OUT	(DONE_OUT(1) || DONE_OUT(2))
+#define ANY_OUT	(!HOME_NO_REQUEST || DONE_OUT(1) || DONE_OUT(2))
 #else
-#define ANY_DONE_OUT	(DONE_OUT(1) || DONE_OUT(2) || DONE_OUT(3))
+#define ANY_OUT	(!HOME_NO_REQUEST || DONE_OUT(1) || DONE_OUT(2) || DONE_OUT(3))
 #endif
-#define HOME_IDLE	(!hbusy && HOME_NO_REQUEST && !ANY_DONE_OUT)
 #else
-#define HOME_IDLE	true
+#define ANY_OUT	false
 #endif
-#define RESET_OK	(crashed && resets < MAXRESETS && !ANY_BUSY && HOME_IDLE)
+#define RESET_OK	(crashed && resets < MAXRESETS && !ANY_BUSY && !ANY_OUT)
 /*
  * X5's lease runs out only if the Successor will never come: nxt[n] is
  * the name that queued behind name n, and sdead[n] says that name n will
- * send no Successor (its writer crashed, or, HOME_FAA, gave its request
- * up before the home node queued it). Otherwise X5 would fire on any slow
- * Successor after the crash and spend a reset on each.
+ * send no Successor: its writer crashed or started again, or (HOME_FAA)
+ * gave its request up before the home node queued it. Otherwise X5 would
+ * fire on any slow Successor after the crash and spend a reset on each.
+ * A writer that starts again holds nothing and is handed nothing.
  */
 byte nxt[NAMES * NW + 1], wname[NW + 1];
 bit sdead[NAMES * NW + 1];
 #define SUCC_LOST(n)	sdead[nxt[n]]
-#define NOTE_BEHIND(pred, n)	nxt[pred] = n
+#define NOTE_BEHIND(pred, n)	nxt[pred] = ((pred) != 0 -> (n) : 0)
 #define NEW_NAME(w, n)	wname[w] = n; nxt[n] = 0; sdead[n] = 0
-#define NAME_DEAD(n)	sdead[n] = 1
+#define NAME_DEAD(n)	sdead[n] = ((n) != 0)
+#define RETIRE_NAME(n)	atomic { NAME_DEAD(n); holding[me] = 0; pending[me] = 0 }
 #else
 #ifdef RESET_NEEDS_CRASH
 #define RESET_OK	(crashed && resets < MAXRESETS)
@@ -288,6 +297,7 @@ bit sdead[NAMES * NW + 1];
 #define NOTE_BEHIND(pred, n)	skip
 #define NEW_NAME(w, n)	skip
 #define NAME_DEAD(n)	skip
+#define RETIRE_NAME(n)	skip
 #endif
 
 #ifdef HOME_FAA
@@ -498,6 +508,7 @@ proctype writer(byte me)
 restart:
 		NO_LEAP
 		HOME_GIVE_UP
+		RETIRE_NAME(myid);
 		/* A new mailbox name: late messages to the old one are dropped. */
 		NEXT_NAME;
 start:

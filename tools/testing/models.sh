@@ -126,6 +126,8 @@ check fail "shiftlock negative: Alg. 3 l. 11-14 as the extraction indents them (
 # start again twice (a reset and an X5) with two rounds.
 check pass "shiftlock, a crash and a reset when stuck: no deadlock" shiftlock deadlock \
 	-DFAULTS -DRESET_WHEN_STUCK -DNAMES=3
+check pass "shiftlock, one round, a crash and a reset when stuck: no deadlock" shiftlock \
+	deadlock -DFAULTS -DRESET_WHEN_STUCK -DROUNDS=1
 check fail "shiftlock negative: no stale-message handling (D24, H5)" shiftlock deadlock \
 	-DFAULTS -DRESET_WHEN_STUCK -DROUNDS=1 -DPRINTED_STALE_MESSAGES
 # Starvation freedom as bounded bypass, rounds unbounded, RelCnt modulo 8
