@@ -15,6 +15,11 @@ out=$RDMALOCK_TOP/out/models
 # grows past what the bounds were chosen for fails instead of swapping.
 depth=${RDMALOCK_MODEL_DEPTH:-2000000}
 memlim=${RDMALOCK_MODEL_MEMLIM:-4096}
+# Checks run side by side, one per CPU, each within memlim; their lines
+# are printed in the order below.
+jobs_max=${RDMALOCK_MODEL_JOBS:-$(nproc)}
+# The checks started and not yet reported: EXPECT|NAME|DIR each.
+pending=()
 
 command -v spin >/dev/null || die "spin is not installed; run make deps"
 rm -rf "$out" && mkdir -p "$out"
@@ -39,14 +44,34 @@ check() {
 	ltl:*) cflags+=(-DNFAIR=4) run+=(-a -f -N "${prop#ltl:}") ;;
 	*) die "unknown property $prop" ;;
 	esac
-	start=$SECONDS
+	while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do
+		wait -n || true
+	done
 	(
-		cd "$dir"
-		spin -a "$@" "$models/$model.pml" &&
-			gcc "${cflags[@]}" -o pan pan.c &&
-			./pan "${run[@]}"
-	) >"$log" 2>&1 || rc=$?
-	report "$expect" "$name" "$log" "$rc" $((SECONDS - start))
+		start=$SECONDS
+		(
+			cd "$dir"
+			spin -a "$@" "$models/$model.pml" &&
+				gcc "${cflags[@]}" -o pan pan.c &&
+				./pan "${run[@]}"
+		) >"$log" 2>&1 || rc=$?
+		echo "$rc $((SECONDS - start))" >"$dir/status"
+	) &
+	pending+=("$expect|$name|$dir")
+	report_done
+}
+
+# report_done: report the checks at the head of pending that have ended.
+report_done() {
+	local expect name dir rc secs
+
+	while [ ${#pending[@]} -gt 0 ]; do
+		IFS='|' read -r expect name dir <<<"${pending[0]}"
+		[ -f "$dir/status" ] || return 0
+		read -r rc secs <"$dir/status"
+		report "$expect" "$name" "$dir/pan.log" "$rc" "$secs"
+		pending=("${pending[@]:1}")
+	done
 }
 
 # deep DEPTH CHECK_ARGS...: check with a search depth of at least DEPTH.
@@ -199,4 +224,6 @@ check fail "dslr negative: printed zeroing loop, Alg. 3 l. 7 (D6)" dslr deadlock
 check fail "dslr negative: one reset after a crash is not enough" dslr deadlock \
 	-DFAULTS -DRESET_NEEDS_CRASH
 
+wait
+report_done
 summary
