@@ -275,10 +275,10 @@ bit bwait[NP + 1];
 /*
  * X5's lease runs out only if the Successor will never come: nxt[n] is
  * the name that queued behind name n, and sdead[n] says that name n will
- * send no Successor: its writer crashed or started again, or (HOME_FAA)
- * gave its request up before the home node queued it. Otherwise X5 would
- * fire on any slow Successor after the crash and spend a reset on each.
- * A writer that starts again holds nothing and is handed nothing.
+ * send no Successor: its writer crashed or started again (a writer that
+ * gave its request up starts again). Otherwise X5 would fire on any slow
+ * Successor after the crash and spend a reset on each. A writer that
+ * starts again holds nothing and is handed nothing.
  */
 byte nxt[NAMES * NW + 1], wname[NW + 1];
 bit sdead[NAMES * NW + 1];
@@ -975,7 +975,6 @@ end_idle:
 			:: else
 			fi;
 			NOTE_BEHIND(lt, n);
-			if :: hname[w] != n -> NAME_DEAD(n) :: else fi;
 			tail = tail + n - lt
 			BYP_QUEUED(w);
 			HOME_UNLOCK
