@@ -43,6 +43,7 @@
 #include <linux/workqueue.h>
 #include <net/ipv6.h>
 #include <net/net_namespace.h>
+#include <rdma/ib_addr.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
 
@@ -415,6 +416,28 @@ static bool rdmalock_same_ip(const struct sockaddr_storage *a,
 }
 
 /*
+ * The address the requester's packets came from, as far as the CM tells:
+ * over iWARP, the TCP connection's peer. Over IB and RoCE, the passive
+ * id's dst_addr is copied from the rdma_cm header in the request's
+ * private data, which the requester writes as it likes; the path's
+ * destination GID is where this node's REP and QP will send, so a node
+ * that claims another's address there gets no answer.
+ */
+static int rdmalock_cm_peer_addr(struct rdma_cm_id *id,
+				 struct sockaddr_storage *ss)
+{
+	memset(ss, 0, sizeof(*ss));
+	if (rdma_protocol_iwarp(id->device, id->port_num)) {
+		*ss = id->route.addr.dst_addr;
+		return 0;
+	}
+	if (!id->route.path_rec)
+		return -EPROTO;
+	rdma_gid2ip((struct sockaddr *)ss, &id->route.path_rec[0].dgid);
+	return 0;
+}
+
+/*
  * A connect request from another node (or from ourselves): accept it if
  * it comes from a node of this domain that is meant to connect to us.
  * A non-zero return makes the cm core destroy @id.
@@ -426,6 +449,7 @@ static int rdmalock_cm_connect_request(struct rdmalock_fabric *fabric,
 	const struct rdma_conn_param *req = &ev->param.conn;
 	struct rdmalock_conn *conn, *old = NULL;
 	struct rdmalock_peer *peer = NULL;
+	struct sockaddr_storage src;
 	struct rdmalock_cm_pdata pd;
 	struct rdma_conn_param param = {
 		.private_data = &pd,
@@ -442,10 +466,11 @@ static int rdmalock_cm_connect_request(struct rdmalock_fabric *fabric,
 		rdmalock_log_pdata_error(fabric, ret, node);
 		return ret;
 	}
-	if (!rdmalock_same_ip(&id->route.addr.dst_addr, &fabric->attr.addrs[node])) {
+	if (rdmalock_cm_peer_addr(id, &src) ||
+	    !rdmalock_same_ip(&src, &fabric->attr.addrs[node])) {
 		pr_err_ratelimited("%s: %pISc says it is node %u, which is %pISc\n",
-				   fabric->attr.name, &id->route.addr.dst_addr,
-				   node, &fabric->attr.addrs[node]);
+				   fabric->attr.name, &src, node,
+				   &fabric->attr.addrs[node]);
 		return -EPROTO;
 	}
 	loopback = node == self;
