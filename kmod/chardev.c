@@ -22,7 +22,7 @@
 #include "rdmalock-pri.h"
 
 #define RDMALOCK_FEATURES	(RDMALOCK_FEAT_DEVICE_STATUS | RDMALOCK_FEAT_DOMAINS | \
-				 RDMALOCK_FEAT_LOCKS)
+				 RDMALOCK_FEAT_LOCKS | RDMALOCK_FEAT_DOMAIN_KEY)
 
 /* The command changes state: CAP_SYS_ADMIN is required. */
 #define RDMALOCK_IOCF_ADMIN	BIT(0)
@@ -80,9 +80,26 @@ static long rdmalock_ioc_status(struct file *file, void *arg)
 	return 0;
 }
 
+/*
+ * The key is copied here, the one place that reads user memory, and
+ * wiped once the fabric has derived its HMAC state from it.
+ */
 static long rdmalock_ioc_domain_create(struct file *file, void *arg)
 {
-	return rdmalock_domain_create(arg);
+	struct rdmalock_domain_create *req = arg;
+	u8 *key = NULL;
+	long ret;
+
+	if (req->key_len > RDMALOCK_KEY_MAX)
+		return -EINVAL;
+	if (req->key_len) {
+		key = memdup_user(u64_to_user_ptr(req->key), req->key_len);
+		if (IS_ERR(key))
+			return PTR_ERR(key);
+	}
+	ret = rdmalock_domain_create(req, key);
+	kfree_sensitive(key);
+	return ret;
 }
 
 static long rdmalock_ioc_domain_destroy(struct file *file, void *arg)
@@ -125,7 +142,7 @@ static long rdmalock_ioc_domain_status(struct file *file, void *arg)
 {
 	struct rdmalock_domain_status *st = arg;
 
-	if (st->flags || memchr_inv(st->reserved, 0, sizeof(st->reserved)) ||
+	if (st->flags || st->pad || st->reserved ||
 	    !rdmalock_name_terminated(st->name))
 		return -EINVAL;
 	return rdmalock_domain_status(st);

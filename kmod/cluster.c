@@ -81,8 +81,9 @@ static int rdmalock_addr_to_sockaddr(const struct rdmalock_addr *a, u16 port,
  * @attr: filled in when the request is valid
  *
  * Return: 0, or -EINVAL for a bad name, node count or id, algorithm,
- * table size, flag, reserved field, or a bad, unused-but-set or duplicate
- * address. The reason is logged, rate-limited.
+ * table size, flag, padding, key length (or a key missing without
+ * %RDMALOCK_DOMAIN_F_INSECURE, or given with it), or a bad, unused-but-set
+ * or duplicate address. The reason is logged, rate-limited.
  */
 VISIBLE_IF_KUNIT int rdmalock_domain_check(const struct rdmalock_domain_create *req,
 					   struct rdmalock_fabric_attr *attr)
@@ -92,9 +93,17 @@ VISIBLE_IF_KUNIT int rdmalock_domain_check(const struct rdmalock_domain_create *
 	const char *why = NULL;
 	u32 i, j;
 
-	if (req->flags || memchr_inv(req->pad, 0, sizeof(req->pad)) ||
-	    memchr_inv(req->reserved, 0, sizeof(req->reserved)))
-		why = "flags or reserved fields set";
+	if ((req->flags & ~RDMALOCK_DOMAIN_F_INSECURE) ||
+	    memchr_inv(req->pad, 0, sizeof(req->pad)))
+		why = "unknown flags or padding set";
+	else if (!(req->flags & RDMALOCK_DOMAIN_F_INSECURE) && !req->key_len)
+		why = "no key: give one, or ask for an insecure domain";
+	else if ((req->flags & RDMALOCK_DOMAIN_F_INSECURE) &&
+		 (req->key_len || req->key))
+		why = "a key for an insecure domain";
+	else if (req->key_len && (req->key_len < RDMALOCK_KEY_MIN ||
+				  req->key_len > RDMALOCK_KEY_MAX))
+		why = "key length out of range";
 	else if (!rdmalock_name_valid(req->name))
 		why = "bad name";
 	else if (!req->num_nodes || req->num_nodes > RDMALOCK_MAX_NODES)
@@ -188,12 +197,15 @@ static void rdmalock_domain_release(struct kref *ref)
 /**
  * rdmalock_domain_create() - create a domain and start joining its nodes
  * @req: the request; validated here
+ * @key: @req->key_len bytes of the domain's key, or NULL for a domain
+ *	without one; not kept
  *
  * Context: process context; sleeps while the fabric starts.
  * Return: 0; -EINVAL for a bad request; -EEXIST when the name is taken;
  * the fabric's errors (-ENODEV, -EADDRINUSE, -ETIMEDOUT, ...).
  */
-int rdmalock_domain_create(const struct rdmalock_domain_create *req)
+int rdmalock_domain_create(const struct rdmalock_domain_create *req,
+			   const u8 *key)
 {
 	const struct rdmalock_ls_params params = {
 		.algo = req->algo,
@@ -221,7 +233,7 @@ int rdmalock_domain_create(const struct rdmalock_domain_create *req)
 		ret = -EEXIST;
 		goto err_unlock;
 	}
-	ret = rdmalock_fabric_create(&dom->attr, &dom->fabric);
+	ret = rdmalock_fabric_create(&dom->attr, key, req->key_len, &dom->fabric);
 	if (ret)
 		goto err_unlock;
 	ret = rdmalock_lockspace_create(dom->fabric, &dom->attr, &params, &dom->ls);
@@ -232,8 +244,9 @@ int rdmalock_domain_create(const struct rdmalock_domain_create *req)
 	rdmalock_stats_domain_add(dom);
 	list_add_tail(&dom->entry, &rdmalock_domains);
 	mutex_unlock(&rdmalock_domains_mutex);
-	pr_info("domain %s created: node %u of %u\n", dom->attr.name,
-		dom->attr.node_id, dom->attr.num_nodes);
+	pr_info("domain %s created: node %u of %u%s\n", dom->attr.name,
+		dom->attr.node_id, dom->attr.num_nodes,
+		key ? "" : ", insecure: without a key, anyone may join");
 	return 0;
 
 err_unlock:
@@ -314,6 +327,8 @@ int rdmalock_domain_status(struct rdmalock_domain_status *st)
 	st->atomics = rdmalock_fabric_emulated(dom->fabric) ?
 		RDMALOCK_ATOMICS_EMULATED : RDMALOCK_ATOMICS_NATIVE;
 	st->region_len = rdmalock_fabric_region_len(dom->fabric);
+	st->auth = rdmalock_fabric_keyed(dom->fabric) ? RDMALOCK_AUTH_KEY :
+							RDMALOCK_AUTH_NONE;
 	memset(st->peers, 0, sizeof(st->peers));
 	for (i = 0; i < dom->attr.num_nodes; i++)
 		rdmalock_fabric_peer_status(dom->fabric, i, &st->peers[i]);

@@ -43,7 +43,8 @@ void rdmalock_lock_init(struct rdmalock_lock *lk, struct rdmalock_domain *dom,
 int rdmalock_domain_check(const struct rdmalock_domain_create *req,
 			  struct rdmalock_fabric_attr *attr);
 #endif
-int rdmalock_domain_create(const struct rdmalock_domain_create *req);
+int rdmalock_domain_create(const struct rdmalock_domain_create *req,
+			   const u8 *key);
 int rdmalock_domain_destroy(const char *name);
 u32 rdmalock_domain_names(char *names, u32 max);
 int rdmalock_domain_status(struct rdmalock_domain_status *st);

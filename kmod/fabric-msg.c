@@ -260,6 +260,10 @@ static void rdmalock_msg_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	if (READ_ONCE(conn->state) == RDMALOCK_CONN_FAILED)
 		return;
 	if (wc->opcode == IB_WC_RECV_RDMA_WITH_IMM) {
+		if (READ_ONCE(conn->auth.step) != RDMALOCK_AUTH_DONE) {
+			rdmalock_conn_fail(conn, "write with immediate before the handshake");
+			return;
+		}
 		rdmalock_imm_dispatch(fabric, node, be32_to_cpu(wc->ex.imm_data));
 		rdmalock_msg_repost(slot);
 		return;
@@ -279,9 +283,12 @@ static void rdmalock_msg_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	ring->rx_seq++;
 	atomic64_inc(&cnt->completed);
 	atomic64_add(wc->byte_len, &cnt->bytes);
-	WRITE_ONCE(fabric->peers[node].last_heard, jiffies);
-	rdmalock_msg_dispatch(fabric, node, type,
-			      buf + sizeof(struct rdmalock_msg_hdr), len);
+	if (!rdmalock_auth_recv(conn, type, buf + sizeof(struct rdmalock_msg_hdr),
+				len)) {
+		WRITE_ONCE(fabric->peers[node].last_heard, jiffies);
+		rdmalock_msg_dispatch(fabric, node, type,
+				      buf + sizeof(struct rdmalock_msg_hdr), len);
+	}
 
 	ib_dma_sync_single_for_device(fabric->device, dma, RDMALOCK_MSG_SIZE,
 				      DMA_FROM_DEVICE);
@@ -304,15 +311,17 @@ static void rdmalock_msg_send_done(struct ib_cq *cq, struct ib_wc *wc)
 		if (wc->status != IB_WC_WR_FLUSH_ERR)
 			rdmalock_conn_fail(conn, ib_wc_status_msg(wc->status));
 	}
-	kfree(s);
+	/* The handshake's message carried the region's rkey. */
+	kfree_sensitive(s);
 	rdmalock_conn_put(conn);
 }
 
 /*
  * Numbers, maps and posts @s on its connection, all under post_lock: the
  * sequence numbers must reach the QP in the order they are given out.
+ * The handshake's message goes on a connection not up yet.
  */
-static int rdmalock_msg_post_send(struct rdmalock_msg_send *s)
+static int rdmalock_msg_post_send(struct rdmalock_msg_send *s, bool handshake)
 {
 	struct rdmalock_conn *conn = s->conn;
 	struct ib_device *dev = conn->fabric->device;
@@ -332,7 +341,8 @@ static int rdmalock_msg_post_send(struct rdmalock_msg_send *s)
 	int ret;
 
 	spin_lock_irqsave(&conn->post_lock, flags);
-	if (READ_ONCE(conn->state) != RDMALOCK_CONN_UP) {
+	if (READ_ONCE(conn->state) != RDMALOCK_CONN_UP &&
+	    (!handshake || READ_ONCE(conn->state) != RDMALOCK_CONN_CONNECTING)) {
 		ret = -ENOTCONN;
 		goto out;
 	}
@@ -360,6 +370,46 @@ out:
 	return ret;
 }
 
+/* Copies, numbers and posts one message on @conn, to @node. */
+static int rdmalock_msg_send(struct rdmalock_conn *conn, u32 node, u8 type,
+			     const void *payload, u32 len, bool handshake)
+{
+	struct rdmalock_fabric *fabric = conn->fabric;
+	struct rdmalock_msg_hdr *hdr;
+	struct rdmalock_msg_send *s;
+	int ret;
+
+	s = kmalloc(sizeof(*s), GFP_ATOMIC);
+	if (!s) {
+		atomic64_inc(&fabric->peers[node].verbs[RDMALOCK_VERB_SEND].failed);
+		return -ENOMEM;
+	}
+	s->cnt = &fabric->peers[node].verbs[RDMALOCK_VERB_SEND];
+	kref_get(&conn->ref);
+	s->conn = conn;
+	s->cqe.done = rdmalock_msg_send_done;
+	s->size = sizeof(*hdr) + len;
+	hdr = (struct rdmalock_msg_hdr *)s->buf;
+	hdr->magic = cpu_to_be16(RDMALOCK_MSG_MAGIC);
+	hdr->version = RDMALOCK_MSG_VERSION;
+	hdr->type = type;
+	hdr->len = cpu_to_be16(len);
+	hdr->src_node = cpu_to_be16(fabric->attr.node_id);
+	hdr->domain = cpu_to_be32(fabric->domain_hash);
+	if (len)
+		memcpy(s->buf + sizeof(*hdr), payload, len);
+
+	atomic64_inc(&s->cnt->posted);
+	ret = rdmalock_msg_post_send(s, handshake);
+	if (ret) {
+		atomic64_inc(&s->cnt->failed);
+		kfree_sensitive(s);
+		rdmalock_conn_put(conn);
+		return ret == -ENOMEM ? -ENOBUFS : ret;
+	}
+	return 0;
+}
+
 /**
  * rdmalock_fabric_send() - send a message to a node
  * @fabric: the domain's fabric
@@ -380,46 +430,37 @@ out:
 int rdmalock_fabric_send(struct rdmalock_fabric *fabric, u32 node, u8 type,
 			 const void *payload, u32 len)
 {
-	struct rdmalock_msg_hdr *hdr;
-	struct rdmalock_msg_send *s;
 	struct rdmalock_conn *conn;
 	int ret;
 
 	if (node >= fabric->attr.num_nodes || !type ||
 	    type >= RDMALOCK_MSG_TYPES || len > RDMALOCK_MSG_MAX_PAYLOAD)
 		return -EINVAL;
-	s = kmalloc(sizeof(*s), GFP_ATOMIC);
-	if (!s)
-		return -ENOMEM;
-	s->cnt = &fabric->peers[node].verbs[RDMALOCK_VERB_SEND];
 	conn = rdmalock_peer_get_conn(&fabric->peers[node]);
 	if (!conn) {
-		atomic64_inc(&s->cnt->failed);
-		kfree(s);
+		atomic64_inc(&fabric->peers[node].verbs[RDMALOCK_VERB_SEND].failed);
 		return -ENOTCONN;
 	}
-	s->conn = conn;
-	s->cqe.done = rdmalock_msg_send_done;
-	s->size = sizeof(*hdr) + len;
-	hdr = (struct rdmalock_msg_hdr *)s->buf;
-	hdr->magic = cpu_to_be16(RDMALOCK_MSG_MAGIC);
-	hdr->version = RDMALOCK_MSG_VERSION;
-	hdr->type = type;
-	hdr->len = cpu_to_be16(len);
-	hdr->src_node = cpu_to_be16(fabric->attr.node_id);
-	hdr->domain = cpu_to_be32(fabric->domain_hash);
-	if (len)
-		memcpy(s->buf + sizeof(*hdr), payload, len);
+	ret = rdmalock_msg_send(conn, node, type, payload, len, false);
+	rdmalock_conn_put(conn);
+	return ret;
+}
 
-	atomic64_inc(&s->cnt->posted);
-	ret = rdmalock_msg_post_send(s);
-	if (ret) {
-		atomic64_inc(&s->cnt->failed);
-		kfree(s);
-		rdmalock_conn_put(conn);
-		return ret == -ENOMEM ? -ENOBUFS : ret;
-	}
-	return 0;
+/**
+ * rdmalock_msg_send_conn() - send the handshake's message on a connection
+ * @conn: the connection, up or still connecting
+ * @type: %RDMALOCK_MSG_AUTH
+ * @payload: @len bytes, copied before this returns
+ * @len: at most %RDMALOCK_MSG_MAX_PAYLOAD
+ *
+ * Context: any; does not sleep.
+ * Return: as rdmalock_fabric_send().
+ */
+int rdmalock_msg_send_conn(struct rdmalock_conn *conn, u8 type,
+			   const void *payload, u32 len)
+{
+	return rdmalock_msg_send(conn, rdmalock_conn_node(conn), type, payload,
+				 len, true);
 }
 
 /**

@@ -19,6 +19,8 @@
 
 #include "fabric.h"
 
+struct crypto_shash;
+
 /*
  * Deep enough that sends never wait on the peer's acknowledgements, which
  * a NIC may coalesce (rxe asks for one every 128 packets).
@@ -37,6 +39,42 @@
  */
 struct rdmalock_cm_ctx {
 	bool listener;
+};
+
+/*
+ * Where a connection's handshake is (Documentation/fabric.rst,
+ * "Handshake"): waiting for the peer's proof of the key; the requester,
+ * the requester proved to and waiting for the acceptor's region (the
+ * acceptor: checking the requester's proof); done.
+ */
+enum rdmalock_auth_step {
+	RDMALOCK_AUTH_PROOF,
+	RDMALOCK_AUTH_REGION,
+	RDMALOCK_AUTH_DONE,
+};
+
+/**
+ * struct rdmalock_conn_auth - a connection's handshake
+ * @step: RDMALOCK_AUTH_*, which messages the connection takes; moves
+ *	forward in the cm handler, the receive completions and the
+ *	acceptor's check, which the protocol orders
+ * @established: the CM reported the connection established; under
+ *	fabric->lock
+ * @done: the handshake is over, this side's last message sent; under
+ *	fabric->lock
+ * @nonce_req: the requester's challenge
+ * @nonce_acc: the acceptor's challenge
+ * @msg: the acceptor's copy of the requester's proof, checked in @work
+ * @work: checks it in process context
+ */
+struct rdmalock_conn_auth {
+	enum rdmalock_auth_step step;
+	bool established;
+	bool done;
+	u8 nonce_req[RDMALOCK_NONCE_LEN];
+	u8 nonce_acc[RDMALOCK_NONCE_LEN];
+	struct rdmalock_auth_msg msg;
+	struct work_struct work;
 };
 
 enum rdmalock_conn_state {
@@ -71,6 +109,7 @@ struct rdmalock_conn {
 	struct semaphore sq_slots;
 	struct completion up;
 	struct work_struct teardown_work;
+	struct rdmalock_conn_auth auth;
 };
 
 struct rdmalock_verb_counters {
@@ -85,6 +124,8 @@ struct rdmalock_peer {
 	u32 node;
 	unsigned long last_heard;	/* jiffies of the last message received */
 	struct rdmalock_conn *conn;	/* current connection, under fabric->lock */
+	/* Accepted from this node, not yet proved the key; ditto. */
+	struct rdmalock_conn *pending;
 	u32 connects;
 	struct delayed_work connect_work;
 	struct rdmalock_verb_counters verbs[RDMALOCK_VERB_MAX];
@@ -111,6 +152,7 @@ struct rdmalock_fabric {
 	atomic_t nconns;
 	wait_queue_head_t conns_gone;
 	u32 domain_hash;
+	struct crypto_shash *auth_tfm;	/* HMAC-SHA256 with the key; NULL: keyless */
 	struct rdmalock_msg_handler handlers[RDMALOCK_MSG_TYPES];
 	struct rdmalock_imm_handler imm_handler;
 	struct delayed_work heartbeat_work;
@@ -137,6 +179,8 @@ int rdmalock_conn_post_wait(struct rdmalock_conn *conn,
 
 /* fabric.c */
 void rdmalock_conn_fail(struct rdmalock_conn *conn, const char *why);
+void rdmalock_conn_up(struct rdmalock_conn *conn, bool established);
+int rdmalock_conn_install(struct rdmalock_conn *conn);
 void rdmalock_conn_put(struct rdmalock_conn *conn);
 void rdmalock_peer_fail(struct rdmalock_peer *peer, const char *why);
 struct rdmalock_conn *rdmalock_peer_get_conn(struct rdmalock_peer *peer);
@@ -159,5 +203,37 @@ void rdmalock_msg_ring_free(struct rdmalock_conn *conn);
 void rdmalock_msg_init(struct rdmalock_fabric *fabric);
 void rdmalock_msg_start(struct rdmalock_fabric *fabric);
 void rdmalock_msg_stop(struct rdmalock_fabric *fabric);
+int rdmalock_msg_send_conn(struct rdmalock_conn *conn, u8 type,
+			   const void *payload, u32 len);
+
+/* fabric-auth.c */
+int rdmalock_auth_init(struct rdmalock_fabric *fabric, const u8 *key,
+		       u32 key_len);
+void rdmalock_auth_free(struct rdmalock_fabric *fabric);
+u8 rdmalock_cm_flags(const struct rdmalock_fabric *fabric);
+void rdmalock_auth_hello(struct rdmalock_conn *conn,
+			 struct rdmalock_cm_pdata *pd);
+int rdmalock_auth_accept(struct rdmalock_conn *conn,
+			 const struct rdmalock_cm_pdata *req,
+			 struct rdmalock_cm_rep *rep);
+const char *rdmalock_auth_reply(struct rdmalock_conn *conn, const void *data,
+				u8 len);
+bool rdmalock_auth_recv(struct rdmalock_conn *conn, u8 type,
+			const void *payload, u32 len);
+int rdmalock_auth_restrict(struct rdmalock_conn *conn);
+int rdmalock_cm_pdata_check(const struct rdmalock_fabric_attr *attr,
+			    u32 region_len, u8 flags, const void *data,
+			    u8 len, u32 *node);
+void rdmalock_log_pdata_error(struct rdmalock_fabric *fabric, int err,
+			      u32 node);
+#if IS_ENABLED(CONFIG_KUNIT)
+int rdmalock_auth_proof(struct crypto_shash *tfm, bool requester,
+			const char *name, u32 req_node, u32 acc_node,
+			const u8 *nonce_req, const u8 *nonce_acc, u8 *proof);
+bool rdmalock_auth_proof_ok(struct crypto_shash *tfm, bool requester,
+			    const char *name, u32 req_node, u32 acc_node,
+			    const u8 *nonce_req, const u8 *nonce_acc,
+			    const u8 *proof);
+#endif
 
 #endif /* RDMALOCK_FABRIC_PRI_H */

@@ -14,8 +14,9 @@
  * remote read, write and atomic access to that region alone. Posting the
  * registration needs a connected QP, so a fabric first connects to itself,
  * registers its region on the loopback QP, and only then accepts peers.
- * The connect request and its reply carry each side's region address and
- * rkey (struct rdmalock_cm_pdata).
+ * Peers prove the domain key to each other before they exchange their
+ * regions' addresses and rkeys (fabric-auth.c); an accepted connection
+ * replaces a node's current one only once its peer has proved the key.
  *
  * Verbs are in fabric-verbs.c, messages and heartbeats in fabric-msg.c.
  *
@@ -86,6 +87,12 @@ void rdmalock_peer_fail(struct rdmalock_peer *peer, const char *why)
 		rdmalock_conn_fail(conn, why);
 		rdmalock_conn_put(conn);
 	}
+}
+
+/* The node slot an accepted connection belongs to; the loopback's is ours. */
+static struct rdmalock_peer *rdmalock_conn_slot(struct rdmalock_conn *conn)
+{
+	return conn->peer ?: &conn->fabric->peers[rdmalock_self(conn->fabric)];
 }
 
 /* Offers a connection whose atomics work to users. */
@@ -183,8 +190,13 @@ static void rdmalock_conn_teardown(struct work_struct *work)
 	rdmalock_msg_ring_free(conn);
 	mutex_unlock(&conn->setup_lock);
 	rdma_destroy_id(conn->cm_id);
-	/* Their answers would have come on this connection. */
-	rdmalock_rmw_fail_node(fabric, peer ? peer->node : fabric->attr.node_id);
+	/*
+	 * Their answers would have come on this connection; one that never
+	 * finished its handshake carried none, and must not fail the
+	 * node's live connection's.
+	 */
+	if (conn->auth.step == RDMALOCK_AUTH_DONE)
+		rdmalock_rmw_fail_node(fabric, peer ? peer->node : fabric->attr.node_id);
 
 	spin_lock_irq(&fabric->lock);
 	reconnect = conn->active && !fabric->stopping;
@@ -216,6 +228,8 @@ void rdmalock_conn_fail(struct rdmalock_conn *conn, const char *why)
 	WRITE_ONCE(conn->state, RDMALOCK_CONN_FAILED);
 	if (peer && peer->conn == conn)
 		peer->conn = NULL;
+	if (rdmalock_conn_slot(conn)->pending == conn)
+		rdmalock_conn_slot(conn)->pending = NULL;
 	if (fabric->loop_passive == conn)
 		fabric->loop_passive = NULL;
 	spin_unlock_irqrestore(&fabric->lock, flags);
@@ -299,74 +313,6 @@ err_cq:
 	return ret;
 }
 
-static void rdmalock_fill_pdata(struct rdmalock_fabric *fabric,
-				struct rdmalock_cm_pdata *pd)
-{
-	memset(pd, 0, sizeof(*pd));
-	pd->magic = cpu_to_be32(RDMALOCK_CM_MAGIC);
-	pd->version = RDMALOCK_CM_VERSION;
-	pd->flags = fabric->emulated ? RDMALOCK_CM_F_EMULATED : 0;
-	pd->node_id = cpu_to_be16(rdmalock_self(fabric));
-	pd->region_addr = cpu_to_be64(fabric->mr->iova);
-	pd->region_rkey = cpu_to_be32(fabric->mr->rkey);
-	pd->region_len = cpu_to_be32(fabric->region_len);
-	memcpy(pd->name, fabric->attr.name, sizeof(pd->name));
-}
-
-/**
- * rdmalock_cm_pdata_check() - validate the private data a node sent us
- * @attr: our domain
- * @region_len: the length of our region, which every node's must equal
- * @emulated: whether we emulate atomics, which every node must agree on
- * @data: the bytes received, possibly fewer than a whole pdata, or NULL
- * @len: their number
- * @node: set to the sender's node id when valid
- *
- * Return: 0; -EPROTO for anything not from a node of this domain;
- * -EPROTONOSUPPORT from one that does atomics the other way.
- */
-VISIBLE_IF_KUNIT int rdmalock_cm_pdata_check(const struct rdmalock_fabric_attr *attr,
-					     u32 region_len, bool emulated,
-					     const void *data, u8 len, u32 *node)
-{
-	const struct rdmalock_cm_pdata *pd = data;
-
-	if (!data || len < sizeof(*pd) ||
-	    be32_to_cpu(pd->magic) != RDMALOCK_CM_MAGIC ||
-	    pd->version != RDMALOCK_CM_VERSION ||
-	    (pd->flags & ~RDMALOCK_CM_F_EMULATED) ||
-	    memcmp(pd->name, attr->name, sizeof(pd->name)) ||
-	    be16_to_cpu(pd->node_id) >= attr->num_nodes ||
-	    be32_to_cpu(pd->region_len) != region_len)
-		return -EPROTO;
-	*node = be16_to_cpu(pd->node_id);
-	if (!!(pd->flags & RDMALOCK_CM_F_EMULATED) != emulated)
-		return -EPROTONOSUPPORT;
-	return 0;
-}
-
-static void rdmalock_log_pdata_error(struct rdmalock_fabric *fabric, int err,
-				     u32 node)
-{
-	if (err == -EPROTONOSUPPORT)
-		pr_err_ratelimited("%s: node %u does atomics %s, this node %s: every node of a domain must use the same --atomics\n",
-				   fabric->attr.name, node,
-				   fabric->emulated ? "natively" : "emulated",
-				   fabric->emulated ? "emulated" : "natively");
-	else
-		pr_err_ratelimited("%s: connection data that is not from this domain\n",
-				   fabric->attr.name);
-}
-EXPORT_SYMBOL_IF_KUNIT(rdmalock_cm_pdata_check);
-
-static void rdmalock_conn_set_remote(struct rdmalock_conn *conn,
-				     const struct rdmalock_cm_pdata *pd)
-{
-	conn->remote_addr = be64_to_cpu(pd->region_addr);
-	conn->remote_rkey = be32_to_cpu(pd->region_rkey);
-	conn->remote_len = be32_to_cpu(pd->region_len);
-}
-
 static int rdmalock_cm_route_resolved(struct rdmalock_conn *conn)
 {
 	struct rdmalock_fabric *fabric = conn->fabric;
@@ -391,11 +337,7 @@ static int rdmalock_cm_route_resolved(struct rdmalock_conn *conn)
 	}
 	ret = rdmalock_conn_create_qp(conn);
 	if (!ret) {
-		/*
-		 * Only the loopback connects before the region is registered,
-		 * and its acceptor, this node, ignores the region fields.
-		 */
-		rdmalock_fill_pdata(fabric, &pd);
+		rdmalock_auth_hello(conn, &pd);
 		ret = rdma_connect_locked(conn->cm_id, &param);
 	}
 	mutex_unlock(&conn->setup_lock);
@@ -438,29 +380,31 @@ static int rdmalock_cm_peer_addr(struct rdma_cm_id *id,
 }
 
 /*
- * A connect request from another node (or from ourselves): accept it if
+ * A connect request from another node (or from ourselves): answer it if
  * it comes from a node of this domain that is meant to connect to us.
- * A non-zero return makes the cm core destroy @id.
+ * The new connection waits in its node's pending slot until the peer has
+ * proved the key (fabric-auth.c); the node's current one is left alone
+ * until then. A non-zero return makes the cm core destroy @id.
  */
 static int rdmalock_cm_connect_request(struct rdmalock_fabric *fabric,
 				       struct rdma_cm_id *id,
 				       struct rdma_cm_event *ev)
 {
 	const struct rdma_conn_param *req = &ev->param.conn;
-	struct rdmalock_conn *conn, *old = NULL;
+	struct rdmalock_conn *conn, *old;
 	struct rdmalock_peer *peer = NULL;
 	struct sockaddr_storage src;
-	struct rdmalock_cm_pdata pd;
+	struct rdmalock_cm_rep rep;
 	struct rdma_conn_param param = {
-		.private_data = &pd,
-		.private_data_len = sizeof(pd),
+		.private_data = &rep,
+		.private_data_len = sizeof(rep),
 	};
 	u32 node = U32_MAX, self = rdmalock_self(fabric);
 	bool loopback;
 	int ret;
 
 	ret = rdmalock_cm_pdata_check(&fabric->attr, fabric->region_len,
-				      fabric->emulated, req->private_data,
+				      rdmalock_cm_flags(fabric), req->private_data,
 				      req->private_data_len, &node);
 	if (ret) {
 		rdmalock_log_pdata_error(fabric, ret, node);
@@ -489,10 +433,12 @@ static int rdmalock_cm_connect_request(struct rdmalock_fabric *fabric,
 	ret = rdmalock_conn_create_qp(conn);
 	if (ret)
 		goto err_free;
-	if (!loopback)
-		rdmalock_conn_set_remote(conn, req->private_data);
+	ret = rdmalock_auth_accept(conn, req->private_data, &rep);
+	if (ret) {
+		rdmalock_conn_fail(conn, "cannot compute a proof");
+		return 0;	/* the teardown destroys @id */
+	}
 
-	rdmalock_fill_pdata(fabric, &pd);
 	/* The reply sets the connecting side's RNR retries: wait, do not fail. */
 	param.rnr_retry_count = 7;
 	param.responder_resources = min_t(int, req->initiator_depth,
@@ -500,14 +446,63 @@ static int rdmalock_cm_connect_request(struct rdmalock_fabric *fabric,
 	param.initiator_depth = min_t(int, req->responder_resources,
 				      fabric->device->attrs.max_qp_init_rd_atom);
 
-	/* A new request from a node means its old connection is dead. */
+	/*
+	 * A newer request from a node supersedes its older one that has not
+	 * proved the key yet; its current connection stays.
+	 */
 	spin_lock_irq(&fabric->lock);
-	if (loopback) {
+	old = rdmalock_conn_slot(conn)->pending;
+	rdmalock_conn_slot(conn)->pending = conn;
+	if (old)
+		kref_get(&old->ref);
+	spin_unlock_irq(&fabric->lock);
+	if (old) {
+		rdmalock_conn_fail(old, "superseded by a newer attempt");
+		rdmalock_conn_put(old);
+	}
+
+	ret = rdma_accept(id, &param);
+	if (!ret)
+		ret = rdmalock_auth_restrict(conn);
+	if (ret)
+		rdmalock_conn_fail(conn, "accept failed");
+	return 0;	/* on failure, the teardown destroys @id */
+
+err_free:
+	id->context = &fabric->cm_ctx;
+	rdmalock_conn_put(conn);
+	return ret;
+}
+
+/**
+ * rdmalock_conn_install() - make an accepted connection its node's own
+ * @conn: a passive connection whose peer has just proved the key
+ *
+ * The node's current connection, if any, is failed: a node that proved
+ * the key and connects again has lost the old one.
+ *
+ * Context: process context.
+ * Return: 0, or -ENOTCONN when @conn has failed meanwhile.
+ */
+int rdmalock_conn_install(struct rdmalock_conn *conn)
+{
+	struct rdmalock_fabric *fabric = conn->fabric;
+	struct rdmalock_peer *slot = rdmalock_conn_slot(conn);
+	struct rdmalock_conn *old;
+
+	spin_lock_irq(&fabric->lock);
+	if (conn->state == RDMALOCK_CONN_FAILED) {
+		spin_unlock_irq(&fabric->lock);
+		return -ENOTCONN;
+	}
+	if (slot->pending == conn)
+		slot->pending = NULL;
+	if (conn->peer) {
+		old = slot->conn;
+		slot->conn = conn;
+	} else {
 		old = fabric->loop_passive;
 		fabric->loop_passive = conn;
-	} else {
-		old = peer->conn;
-		peer->conn = conn;
 	}
 	if (old)
 		kref_get(&old->ref);
@@ -516,18 +511,61 @@ static int rdmalock_cm_connect_request(struct rdmalock_fabric *fabric,
 		rdmalock_conn_fail(old, "replaced by a new connection");
 		rdmalock_conn_put(old);
 	}
-
-	ret = rdma_accept(id, &param);
-	if (ret) {
-		rdmalock_conn_fail(conn, "accept failed");
-		return 0;	/* the teardown destroys @id */
-	}
 	return 0;
+}
 
-err_free:
-	id->context = &fabric->cm_ctx;
-	rdmalock_conn_put(conn);
-	return ret;
+/**
+ * rdmalock_conn_up() - one of the two things a connection waits for
+ * @conn: the connection
+ * @established: the CM established it; else its handshake ended
+ *
+ * Once both have happened, in whichever order, the connection is up:
+ * counted, and probed or offered to users.
+ *
+ * Context: any.
+ */
+void rdmalock_conn_up(struct rdmalock_conn *conn, bool established)
+{
+	struct rdmalock_fabric *fabric = conn->fabric;
+	struct rdmalock_peer *peer = conn->peer;
+	unsigned long flags;
+	bool probe = false;
+
+	spin_lock_irqsave(&fabric->lock, flags);
+	if (established) {
+		conn->auth.established = true;
+	} else {
+		conn->auth.done = true;
+		WRITE_ONCE(conn->auth.step, RDMALOCK_AUTH_DONE);
+	}
+	if (conn->state != RDMALOCK_CONN_CONNECTING || !conn->auth.established ||
+	    !conn->auth.done) {
+		spin_unlock_irqrestore(&fabric->lock, flags);
+		return;
+	}
+	WRITE_ONCE(conn->state, RDMALOCK_CONN_UP);
+	if (peer)
+		peer->connects++;
+	/*
+	 * Native atomics are tried before users get the connection. The
+	 * loopback's first connection is probed, or not, by the bootstrap,
+	 * which decides how the domain does atomics.
+	 */
+	if (peer && fabric->accepting) {
+		probe = !fabric->emulated;
+		conn->ready = fabric->emulated;
+	}
+	spin_unlock_irqrestore(&fabric->lock, flags);
+
+	if (peer)
+		WRITE_ONCE(peer->last_heard, jiffies);
+	if (probe) {
+		kref_get(&conn->ref);
+		queue_work(fabric->wq, &conn->probe_work);
+	}
+	if (peer && peer->node != rdmalock_self(fabric))
+		pr_info("%s: node %u: connected\n", fabric->attr.name, peer->node);
+	complete_all(&conn->up);
 }
 
 static void rdmalock_cm_established(struct rdmalock_conn *conn,
@@ -535,9 +573,7 @@ static void rdmalock_cm_established(struct rdmalock_conn *conn,
 {
 	struct rdmalock_fabric *fabric = conn->fabric;
 	struct rdmalock_peer *peer = conn->peer;
-	bool probe = false;
-	u32 node = U32_MAX;
-	int ret;
+	const char *why;
 
 	/*
 	 * The loopback's first connection is made before the region is
@@ -549,44 +585,16 @@ static void rdmalock_cm_established(struct rdmalock_conn *conn,
 		conn->remote_addr = fabric->mr->iova;
 		conn->remote_rkey = fabric->mr->rkey;
 		conn->remote_len = fabric->region_len;
-	} else if (conn->active && peer->node != rdmalock_self(fabric)) {
-		ret = rdmalock_cm_pdata_check(&fabric->attr, fabric->region_len,
-					      fabric->emulated,
-					      ev->param.conn.private_data,
-					      ev->param.conn.private_data_len, &node);
-		if (ret || node != peer->node) {
-			rdmalock_log_pdata_error(fabric, ret, node);
-			rdmalock_conn_fail(conn, "bad reply from peer");
+	}
+	if (conn->active) {
+		why = rdmalock_auth_reply(conn, ev->param.conn.private_data,
+					  ev->param.conn.private_data_len);
+		if (why) {
+			rdmalock_conn_fail(conn, why);
 			return;
 		}
-		rdmalock_conn_set_remote(conn, ev->param.conn.private_data);
 	}
-
-	if (peer)
-		WRITE_ONCE(peer->last_heard, jiffies);
-	spin_lock_irq(&fabric->lock);
-	if (conn->state == RDMALOCK_CONN_CONNECTING) {
-		WRITE_ONCE(conn->state, RDMALOCK_CONN_UP);
-		if (peer)
-			peer->connects++;
-		/*
-		 * Native atomics are tried before users get the connection.
-		 * The loopback's first connection is probed, or not, by the
-		 * bootstrap, which decides how the domain does atomics.
-		 */
-		if (peer && fabric->accepting) {
-			probe = !fabric->emulated;
-			conn->ready = fabric->emulated;
-		}
-	}
-	spin_unlock_irq(&fabric->lock);
-	if (probe) {
-		kref_get(&conn->ref);
-		queue_work(fabric->wq, &conn->probe_work);
-	}
-	if (peer && peer->node != rdmalock_self(fabric))
-		pr_info("%s: node %u: connected\n", fabric->attr.name, peer->node);
-	complete_all(&conn->up);
+	rdmalock_conn_up(conn, true);
 }
 
 static int rdmalock_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
@@ -621,12 +629,17 @@ static int rdmalock_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	case RDMA_CM_EVENT_ESTABLISHED:
 		rdmalock_cm_established(conn, ev);
 		break;
+	case RDMA_CM_EVENT_DISCONNECTED:
+		rdmalock_conn_fail(conn, !conn->active &&
+				   READ_ONCE(conn->auth.step) != RDMALOCK_AUTH_DONE ?
+				   "closed by the peer before it proved the domain key" :
+				   rdma_event_msg(ev->event));
+		break;
 	case RDMA_CM_EVENT_ADDR_ERROR:
 	case RDMA_CM_EVENT_ROUTE_ERROR:
 	case RDMA_CM_EVENT_CONNECT_ERROR:
 	case RDMA_CM_EVENT_UNREACHABLE:
 	case RDMA_CM_EVENT_REJECTED:
-	case RDMA_CM_EVENT_DISCONNECTED:
 	case RDMA_CM_EVENT_DEVICE_REMOVAL:
 	case RDMA_CM_EVENT_ADDR_CHANGE:
 		rdmalock_conn_fail(conn, rdma_event_msg(ev->event));
@@ -883,7 +896,7 @@ static int rdmalock_fabric_bootstrap(struct rdmalock_fabric *fabric)
 /* Fails every connection and waits until all are torn down and freed. */
 static void rdmalock_fabric_stop(struct rdmalock_fabric *fabric)
 {
-	struct rdmalock_conn *conns[RDMALOCK_MAX_NODES + 1];
+	struct rdmalock_conn *conns[2 * RDMALOCK_MAX_NODES + 1];
 	unsigned int i, n = 0;
 
 	spin_lock_irq(&fabric->lock);
@@ -898,9 +911,12 @@ static void rdmalock_fabric_stop(struct rdmalock_fabric *fabric)
 	fabric->listen_id = NULL;
 
 	spin_lock_irq(&fabric->lock);
-	for (i = 0; i < fabric->attr.num_nodes; i++)
+	for (i = 0; i < fabric->attr.num_nodes; i++) {
 		if (fabric->peers[i].conn)
 			conns[n++] = fabric->peers[i].conn;
+		if (fabric->peers[i].pending)
+			conns[n++] = fabric->peers[i].pending;
+	}
 	if (fabric->loop_passive)
 		conns[n++] = fabric->loop_passive;
 	for (i = 0; i < n; i++)
@@ -924,6 +940,9 @@ static void rdmalock_fabric_stop(struct rdmalock_fabric *fabric)
 /**
  * rdmalock_fabric_create() - listen, register memory, connect to peers
  * @attr: the domain's nodes and geometry, already validated
+ * @key: the domain's key, which peers must prove they hold; NULL for a
+ *	domain that admits anyone, asked for as such
+ * @key_len: bytes at @key
  * @fabricp: set to the new fabric
  *
  * Returns once this node listens, is connected to itself and has its
@@ -934,9 +953,10 @@ static void rdmalock_fabric_stop(struct rdmalock_fabric *fabric)
  * Return: 0; -ENODEV when no RDMA device has this node's address;
  * -ETIMEDOUT or -ENOTCONN when the loopback connection cannot be made;
  * -EADDRINUSE when another domain listens on the same address and port;
- * -ENOMEM.
+ * -ENOMEM; the crypto API's errors.
  */
 int rdmalock_fabric_create(const struct rdmalock_fabric_attr *attr,
+			   const u8 *key, u32 key_len,
 			   struct rdmalock_fabric **fabricp)
 {
 	struct rdmalock_fabric *fabric;
@@ -949,6 +969,11 @@ int rdmalock_fabric_create(const struct rdmalock_fabric_attr *attr,
 	fabric->cm_ctx.listener = true;
 	fabric->attr = *attr;
 	rdmalock_msg_init(fabric);
+	ret = rdmalock_auth_init(fabric, key, key_len);
+	if (ret) {
+		kfree(fabric);
+		return ret;
+	}
 	rdmalock_rmw_init(fabric);
 	spin_lock_init(&fabric->lock);
 	atomic_set(&fabric->nconns, 0);
@@ -1003,6 +1028,7 @@ err_listen:
 err_wq:
 	destroy_workqueue(fabric->wq);
 err_free:
+	rdmalock_auth_free(fabric);
 	kfree(fabric);
 	return ret;
 }
@@ -1020,6 +1046,7 @@ void rdmalock_fabric_destroy(struct rdmalock_fabric *fabric)
 	rdmalock_region_free(fabric);
 	ib_dealloc_pd(fabric->pd);
 	destroy_workqueue(fabric->wq);
+	rdmalock_auth_free(fabric);
 	kfree(fabric);
 }
 

@@ -43,36 +43,74 @@ struct rdmalock_verb_counters;
 #define RDMALOCK_DESC_COUNT		1024
 
 #define RDMALOCK_CM_MAGIC		0x52444c4b	/* "RDLK" */
-#define RDMALOCK_CM_VERSION		1
+#define RDMALOCK_CM_VERSION		2
 /* &rdmalock_cm_pdata.flags: the sender's domain emulates atomics. */
 #define RDMALOCK_CM_F_EMULATED		0x01
+/* &rdmalock_cm_pdata.flags: the sender's domain has no key. */
+#define RDMALOCK_CM_F_KEYLESS		0x02
+
+#define RDMALOCK_NONCE_LEN		16
+#define RDMALOCK_PROOF_LEN		32	/* HMAC-SHA256 */
 
 /**
- * struct rdmalock_cm_pdata - private data of a connect request and reply
+ * struct rdmalock_cm_pdata - private data of a connect request
  * @magic: %RDMALOCK_CM_MAGIC
  * @version: %RDMALOCK_CM_VERSION
  * @flags: RDMALOCK_CM_F_*
  * @node_id: the sender's index in the domain
- * @region_addr: where the sender's region is, for RDMA
- * @region_rkey: its remote key
- * @region_len: its length, which must equal the receiver's
- * @name: the domain's name, NUL-padded
+ * @name_hash: jhash of the domain's name, seed 0, as in message headers
+ * @region_len: the length of the sender's region, which must equal the
+ *	receiver's
+ * @nonce: fresh random bytes, the sender's challenge
  *
- * Who is speaking, for which domain, and where its memory is. All fields
- * big-endian. At most 56 bytes fit in a request on the TCP port space.
+ * Who is speaking, for which domain, and its challenge; nothing secret,
+ * and no address or key of memory, which go only to a peer that has
+ * proved the domain key (Documentation/fabric.rst, "Handshake"). All
+ * fields big-endian. At most 56 bytes fit in a request on the TCP port
+ * space.
  */
 struct rdmalock_cm_pdata {
 	__be32 magic;
 	u8 version;
 	u8 flags;
 	__be16 node_id;
+	__be32 name_hash;
+	__be32 region_len;
+	u8 nonce[RDMALOCK_NONCE_LEN];
+};
+
+static_assert(sizeof(struct rdmalock_cm_pdata) == 32);
+
+/**
+ * struct rdmalock_cm_rep - private data of a connect reply
+ * @pd: the acceptor's own, its challenge in @pd.nonce
+ * @proof: the acceptor's proof of the key over both challenges
+ *
+ * At most 196 bytes fit in a reply.
+ */
+struct rdmalock_cm_rep {
+	struct rdmalock_cm_pdata pd;
+	u8 proof[RDMALOCK_PROOF_LEN];
+};
+
+static_assert(sizeof(struct rdmalock_cm_rep) <= 196);
+
+/**
+ * struct rdmalock_auth_msg - payload of an %RDMALOCK_MSG_AUTH message
+ * @proof: the requester's proof of the key; zero from the acceptor
+ * @region_addr: where the sender's region is, for RDMA
+ * @region_rkey: its remote key
+ * @region_len: its length, which must equal the receiver's
+ *
+ * The first message each way on a connection, and only that one. All
+ * fields big-endian.
+ */
+struct rdmalock_auth_msg {
+	u8 proof[RDMALOCK_PROOF_LEN];
 	__be64 region_addr;
 	__be32 region_rkey;
 	__be32 region_len;
-	char name[RDMALOCK_NAME_MAX];
 };
-
-static_assert(sizeof(struct rdmalock_cm_pdata) == 56);
 
 /**
  * struct rdmalock_fabric_attr - what a fabric is made of
@@ -107,6 +145,7 @@ struct rdmalock_fabric_attr {
 #define RDMALOCK_MSG_HEARTBEAT		1
 #define RDMALOCK_MSG_RMW_REQ		2	/* emulated atomics */
 #define RDMALOCK_MSG_RMW_RESP		3
+#define RDMALOCK_MSG_AUTH		4	/* the handshake's last step */
 /* Types from here to RDMALOCK_MSG_TYPES - 1 are the lock algorithms'. */
 #define RDMALOCK_MSG_FIRST_FREE		8
 
@@ -172,6 +211,7 @@ int rdmalock_fabric_send(struct rdmalock_fabric *fabric, u32 node, u8 type,
 			 const void *payload, u32 len);
 
 int rdmalock_fabric_create(const struct rdmalock_fabric_attr *attr,
+			   const u8 *key, u32 key_len,
 			   struct rdmalock_fabric **fabricp);
 void rdmalock_fabric_destroy(struct rdmalock_fabric *fabric);
 
@@ -198,6 +238,7 @@ static inline size_t rdmalock_region_len(u32 locks_per_node)
 }
 
 bool rdmalock_fabric_emulated(const struct rdmalock_fabric *fabric);
+bool rdmalock_fabric_keyed(const struct rdmalock_fabric *fabric);
 void rdmalock_fabric_peer_status(struct rdmalock_fabric *fabric, u32 node,
 				 struct rdmalock_peer_status *st);
 
@@ -217,9 +258,6 @@ typedef int (*rdmalock_atomic_fn)(void *ctx, u8 verb, u64 compare_add,
 				  u64 swap, u64 *old);
 
 #if IS_ENABLED(CONFIG_KUNIT)
-int rdmalock_cm_pdata_check(const struct rdmalock_fabric_attr *attr,
-			    u32 region_len, bool emulated, const void *data,
-			    u8 len, u32 *node);
 int rdmalock_rmw_execute(void *region, u64 region_len, u8 verb, u64 offset,
 			 u64 compare_add, u64 swap, u64 *old);
 int rdmalock_msg_check(const void *buf, u32 byte_len, u32 domain_hash,

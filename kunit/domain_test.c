@@ -23,6 +23,8 @@ static void fill_valid(struct rdmalock_domain_create *req)
 	req->num_nodes = 3;
 	req->algo = RDMALOCK_ALGO_ALOCK;
 	req->locks_per_node = 100;
+	req->key_len = RDMALOCK_KEY_MIN;
+	req->key = 0x1000;	/* the ioctl copies the key; not read here */
 	for (i = 0; i < 3; i++) {
 		req->nodes[i].family = AF_INET;
 		req->nodes[i].addr[0] = 10;
@@ -72,6 +74,16 @@ static void valid_request_becomes_attributes(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rdmalock_domain_check(&req, attr), 0);
 	req.writer_cas = RDMALOCK_SHIFTLOCK_WRITER_CAS_ONLY;
 	KUNIT_EXPECT_EQ(test, rdmalock_domain_check(&req, attr), 0);
+
+	/* No key, asked for explicitly. */
+	req.flags = RDMALOCK_DOMAIN_F_INSECURE;
+	req.key_len = 0;
+	req.key = 0;
+	KUNIT_EXPECT_EQ(test, rdmalock_domain_check(&req, attr), 0);
+	req.flags = 0;
+	req.key_len = RDMALOCK_KEY_MAX;
+	req.key = 0x1000;
+	KUNIT_EXPECT_EQ(test, rdmalock_domain_check(&req, attr), 0);
 }
 
 /* One bad field at a time; the name of the case says which. */
@@ -83,9 +95,14 @@ struct bad_case {
 #define BAD(name, stmt) \
 	static void spoil_##name(struct rdmalock_domain_create *req) { stmt; }
 
-BAD(flags, req->flags = 1)
+BAD(flags, req->flags = 2)
 BAD(pad, req->pad[1] = 1)
-BAD(reserved, req->reserved[2] = 1)
+BAD(no_key, { req->key_len = 0; req->key = 0; })
+BAD(key_too_short, req->key_len = RDMALOCK_KEY_MIN - 1)
+BAD(key_too_long, req->key_len = RDMALOCK_KEY_MAX + 1)
+BAD(insecure_with_key, req->flags = RDMALOCK_DOMAIN_F_INSECURE)
+BAD(insecure_with_key_address, { req->flags = RDMALOCK_DOMAIN_F_INSECURE;
+				  req->key_len = 0; })
 BAD(empty_name, req->name[0] = '\0')
 BAD(unterminated_name, memset(req->name, 'a', sizeof(req->name)))
 BAD(name_with_slash, req->name[1] = '/')
@@ -123,7 +140,9 @@ BAD(broken_lock_not_allowed, req->algo = RDMALOCK_ALGO_TEST_MIXED)
 #define CASE(name) { #name, spoil_##name }
 
 static const struct bad_case bad_cases[] = {
-	CASE(flags), CASE(pad), CASE(reserved), CASE(empty_name),
+	CASE(flags), CASE(pad), CASE(no_key), CASE(key_too_short),
+	CASE(key_too_long), CASE(insecure_with_key),
+	CASE(insecure_with_key_address), CASE(empty_name),
 	CASE(unterminated_name), CASE(name_with_slash), CASE(name_with_space),
 	CASE(zero_nodes), CASE(too_many_nodes), CASE(node_id_out_of_range),
 	CASE(algo_zero), CASE(algo_unknown), CASE(no_locks),

@@ -7,11 +7,12 @@
  * and the atomics probe's checks and decision against a fake device.
  */
 #include <kunit/test.h>
+#include <linux/jhash.h>
 #include <linux/random.h>
 #include <linux/string.h>
 #include <linux/swab.h>
 
-#include "fabric.h"
+#include "fabric-pri.h"
 
 #define REGION_LEN	8192
 
@@ -61,15 +62,15 @@ static void fill_valid(struct rdmalock_cm_pdata *pd, u16 node)
 	pd->magic = cpu_to_be32(RDMALOCK_CM_MAGIC);
 	pd->version = RDMALOCK_CM_VERSION;
 	pd->node_id = cpu_to_be16(node);
-	pd->region_addr = cpu_to_be64(0x1000);
-	pd->region_rkey = cpu_to_be32(0x1234);
+	pd->name_hash = cpu_to_be32(jhash(test_attr.name,
+					  strlen(test_attr.name), 0));
 	pd->region_len = cpu_to_be32(REGION_LEN);
-	strscpy(pd->name, test_attr.name, sizeof(pd->name));
+	memset(pd->nonce, 0x5a, sizeof(pd->nonce));
 }
 
 static int check(const void *data, u8 len, u32 *node)
 {
-	return rdmalock_cm_pdata_check(&test_attr, REGION_LEN, false, data, len,
+	return rdmalock_cm_pdata_check(&test_attr, REGION_LEN, 0, data, len,
 				       node);
 }
 
@@ -124,12 +125,27 @@ static void pdata_each_bad_field_is_rejected(struct kunit *test)
 	pd.region_len = cpu_to_be32(REGION_LEN * 2);
 	KUNIT_EXPECT_EQ(test, check(&pd, sizeof(pd), &node), -EPROTO);
 	fill_valid(&pd, 1);
-	pd.name[0] = 'X';
+	pd.name_hash = cpu_to_be32(jhash(test_attr.name, 4, 0));
 	KUNIT_EXPECT_EQ(test, check(&pd, sizeof(pd), &node), -EPROTO);
-	/* A prefix of our name is another domain. */
+}
+
+/* A keyless node and a keyed one refuse each other, whichever asks. */
+static void pdata_key_or_no_key_must_match(struct kunit *test)
+{
+	struct rdmalock_cm_pdata pd;
+	u32 node;
+
 	fill_valid(&pd, 1);
-	pd.name[4] = '\0';
-	KUNIT_EXPECT_EQ(test, check(&pd, sizeof(pd), &node), -EPROTO);
+	pd.flags = RDMALOCK_CM_F_KEYLESS;
+	KUNIT_EXPECT_EQ(test, check(&pd, sizeof(pd), &node), -EKEYREJECTED);
+	KUNIT_EXPECT_EQ(test, rdmalock_cm_pdata_check(&test_attr, REGION_LEN,
+						      RDMALOCK_CM_F_KEYLESS,
+						      &pd, sizeof(pd), &node), 0);
+	pd.flags = 0;
+	KUNIT_EXPECT_EQ(test, rdmalock_cm_pdata_check(&test_attr, REGION_LEN,
+						      RDMALOCK_CM_F_KEYLESS,
+						      &pd, sizeof(pd), &node),
+			-EKEYREJECTED);
 }
 
 /* Nodes that do atomics differently must not share words. */
@@ -141,10 +157,12 @@ static void pdata_atomics_mode_must_match(struct kunit *test)
 	fill_valid(&pd, 1);
 	pd.flags = RDMALOCK_CM_F_EMULATED;
 	KUNIT_EXPECT_EQ(test, check(&pd, sizeof(pd), &node), -EPROTONOSUPPORT);
-	KUNIT_EXPECT_EQ(test, rdmalock_cm_pdata_check(&test_attr, REGION_LEN, true,
+	KUNIT_EXPECT_EQ(test, rdmalock_cm_pdata_check(&test_attr, REGION_LEN,
+						      RDMALOCK_CM_F_EMULATED,
 						      &pd, sizeof(pd), &node), 0);
 	pd.flags = 0;
-	KUNIT_EXPECT_EQ(test, rdmalock_cm_pdata_check(&test_attr, REGION_LEN, true,
+	KUNIT_EXPECT_EQ(test, rdmalock_cm_pdata_check(&test_attr, REGION_LEN,
+						      RDMALOCK_CM_F_EMULATED,
 						      &pd, sizeof(pd), &node),
 			-EPROTONOSUPPORT);
 }
@@ -463,6 +481,7 @@ static struct kunit_case rdmalock_fabric_cases[] = {
 	KUNIT_CASE(pdata_each_bad_field_is_rejected),
 	KUNIT_CASE(pdata_random_is_rejected),
 	KUNIT_CASE(pdata_atomics_mode_must_match),
+	KUNIT_CASE(pdata_key_or_no_key_must_match),
 	KUNIT_CASE(rmw_execute_acts_like_rdma_atomics),
 	KUNIT_CASE(rmw_execute_refuses_bad_requests),
 	KUNIT_CASE(probe_passes_working_atomics),

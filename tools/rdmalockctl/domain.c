@@ -4,6 +4,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,6 +101,38 @@ static int parse_nodes(char *list, struct rdmalock_domain_create *req)
 	return 0;
 }
 
+/*
+ * Reads a domain key: the file's bytes as they are, RDMALOCK_KEY_MIN to
+ * RDMALOCK_KEY_MAX of them (head -c 32 /dev/urandom makes one).
+ */
+static int read_key(const char *path, unsigned char *key, __u32 *len)
+{
+	ssize_t n, more = 0;
+	char c;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		fprintf(stderr, "rdmalockctl: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	n = read(fd, key, RDMALOCK_KEY_MAX);
+	if (n == RDMALOCK_KEY_MAX)
+		more = read(fd, &c, 1);
+	close(fd);
+	if (n < 0) {
+		fprintf(stderr, "rdmalockctl: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	if (n < RDMALOCK_KEY_MIN || more) {
+		fprintf(stderr, "rdmalockctl: %s: a key is %d to %d bytes\n", path,
+			RDMALOCK_KEY_MIN, RDMALOCK_KEY_MAX);
+		return -1;
+	}
+	*len = n;
+	return 0;
+}
+
 static int domain_create(int argc, char **argv)
 {
 	static const struct option options[] = {
@@ -114,6 +147,8 @@ static int domain_create(int argc, char **argv)
 		{ "lease-ms", required_argument, NULL, 'l' },
 		{ "writer-batch", required_argument, NULL, 'w' },
 		{ "writer-cas", required_argument, NULL, 'c' },
+		{ "key-file", required_argument, NULL, 'K' },
+		{ "insecure", no_argument, NULL, 'I' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct rdmalock_domain_create req = {
@@ -121,6 +156,8 @@ static int domain_create(int argc, char **argv)
 		.algo = RDMALOCK_ALGO_ALOCK,
 		.locks_per_node = 1024,
 	};
+	unsigned char key[RDMALOCK_KEY_MAX];
+	const char *key_file = NULL;
 	unsigned int port = 0;
 	int opt, fd, ret, have_id = 0;
 
@@ -194,9 +231,20 @@ static int domain_create(int argc, char **argv)
 				      &req.writer_cas))
 				return EXIT_USAGE;
 			break;
+		case 'K':
+			key_file = optarg;
+			break;
+		case 'I':
+			req.flags |= RDMALOCK_DOMAIN_F_INSECURE;
+			break;
 		default:
 			return EXIT_USAGE;
 		}
+	}
+	if (!key_file == !(req.flags & RDMALOCK_DOMAIN_F_INSECURE)) {
+		fprintf(stderr, "rdmalockctl: domain create needs either --key-file F or %s\n",
+			"--insecure (anyone who reaches the port may join)");
+		return EXIT_USAGE;
 	}
 	if (optind != argc - 1 || !have_id || !req.num_nodes) {
 		fprintf(stderr, "rdmalockctl: domain create needs NAME, --node-id I and %s\n",
@@ -206,11 +254,17 @@ static int domain_create(int argc, char **argv)
 	if (copy_name(req.name, argv[optind]))
 		return EXIT_USAGE;
 
+	if (key_file) {
+		if (read_key(key_file, key, &req.key_len))
+			return 1;
+		req.key = (unsigned long)key;
+	}
+
 	fd = open_device();
-	if (fd < 0)
-		return 1;
-	ret = do_ioctl(fd, RDMALOCK_IOC_DOMAIN_CREATE, &req, "domain create");
-	close(fd);
+	ret = fd < 0 ? -1 : do_ioctl(fd, RDMALOCK_IOC_DOMAIN_CREATE, &req, "domain create");
+	if (fd >= 0)
+		close(fd);
+	explicit_bzero(key, sizeof(key));
 	return ret ? 1 : 0;
 }
 
@@ -284,8 +338,10 @@ static int domain_status(const char *name)
 	       st.name, st.node_id, st.num_nodes,
 	       name_of(algo_names, ARRAY_SIZE(algo_names), st.algo),
 	       name_of(atomics_names, ARRAY_SIZE(atomics_names), st.atomics));
-	printf("%u locks per node, port %u, %u bytes exposed\n",
-	       st.locks_per_node, st.port, st.region_len);
+	printf("%u locks per node, port %u, %u bytes exposed, %s\n",
+	       st.locks_per_node, st.port, st.region_len,
+	       st.auth == RDMALOCK_AUTH_KEY ? "peers prove the key" :
+	       "INSECURE: no key, anyone may join");
 	for (i = 0; i < st.num_nodes && i < RDMALOCK_MAX_NODES; i++)
 		print_peer(&st.peers[i], st.node_id);
 	return 0;

@@ -29,11 +29,14 @@ static void print_usage(FILE *out)
 		"  version   ABI version and features of the loaded module\n"
 		"  status    RDMA devices (port state, atomics) and lock domains\n"
 		"  domain create NAME --node-id I --nodes ADDR0,ADDR1,...\n"
+		"                --key-file F | --insecure\n"
 		"                [--port P] [--algo ALGO] [--locks-per-node K]\n"
 		"                [--atomics auto|native|emulated]\n"
 		"                [--budget-local N] [--budget-remote N]\n"
 		"                [--lease-ms MS] [--writer-batch N] [--writer-cas N|only]\n"
 		"            ALGO: alock|cas|mcs|shiftlock|dslr|test-none|test-mixed\n"
+		"            F: the domain's key, 16 to 64 bytes, the same file on\n"
+		"            every node; --insecure: no key, anyone may join\n"
 		"  domain destroy NAME\n"
 		"  domain list\n"
 		"  domain status NAME\n"
@@ -186,9 +189,10 @@ static int cmd_version(int argc, char **argv)
 	close(fd);
 	printf("module ABI %u, rdmalockctl ABI %u\n", v.abi_version,
 	       RDMALOCK_ABI_VERSION);
-	printf("features:%s%s\n",
+	printf("features:%s%s%s\n",
 	       v.features & RDMALOCK_FEAT_DEVICE_STATUS ? " device-status" : "",
-	       v.features & RDMALOCK_FEAT_DOMAINS ? " domains" : "");
+	       v.features & RDMALOCK_FEAT_DOMAINS ? " domains" : "",
+	       v.features & RDMALOCK_FEAT_DOMAIN_KEY ? " domain-key" : "");
 	if (v.abi_version != RDMALOCK_ABI_VERSION) {
 		fprintf(stderr, "rdmalockctl: ABI mismatch; rebuild the tool\n");
 		return 1;

@@ -31,6 +31,8 @@
 #define RDMALOCK_FEAT_DEVICE_STATUS	_BITULL(0)
 #define RDMALOCK_FEAT_DOMAINS		_BITULL(1)
 #define RDMALOCK_FEAT_LOCKS		_BITULL(2)	/* LOCK, UNLOCK, RUN */
+/* Domains have keys (&rdmalock_domain_create.key, _F_INSECURE). */
+#define RDMALOCK_FEAT_DOMAIN_KEY	_BITULL(3)
 
 /**
  * struct rdmalock_version - ABI version and features of the loaded module
@@ -187,10 +189,17 @@ struct rdmalock_addr {
 	__u8 addr[16];
 };
 
+/* Flags of &rdmalock_domain_create: a domain without a key, on purpose. */
+#define RDMALOCK_DOMAIN_F_INSECURE	_BITUL(0)
+
+/* Bytes of a domain key (&rdmalock_domain_create.key_len). */
+#define RDMALOCK_KEY_MIN		16
+#define RDMALOCK_KEY_MAX		64
+
 /**
  * struct rdmalock_domain_create - join this node to a lock domain
  * @size: in: sizeof(struct rdmalock_domain_create)
- * @flags: must be zero
+ * @flags: %RDMALOCK_DOMAIN_F_INSECURE or zero
  * @name: NUL-terminated name, unique on this node; letters, digits, '-',
  *	'_' and '.'
  * @node_id: this node's index in @nodes
@@ -223,7 +232,16 @@ struct rdmalock_addr {
  *	expecting the word a moment old rather than a round trip.
  *	%RDMALOCK_SHIFTLOCK_WRITER_CAS_ONLY: never ask. Every node of a
  *	domain must agree.
- * @reserved: must be zero
+ * @key_len: bytes at @key, %RDMALOCK_KEY_MIN to %RDMALOCK_KEY_MAX; 0
+ *	only with %RDMALOCK_DOMAIN_F_INSECURE
+ * @key: user address of the domain's secret key, the same bytes on every
+ *	node; 0 when @key_len is. Peers prove to each other that they have
+ *	it (HMAC-SHA256 challenge and response) before they are given this
+ *	node's memory. The kernel keeps only the HMAC state derived from it.
+ *
+ * A domain without a key must be asked for with
+ * %RDMALOCK_DOMAIN_F_INSECURE: anyone who reaches its port can then join
+ * it. Keyed and keyless nodes refuse each other.
  *
  * Requires CAP_SYS_ADMIN. Returns once the node listens and its own
  * memory is registered; connections to peers are made in the background
@@ -246,7 +264,8 @@ struct rdmalock_domain_create {
 	__u32 lease_ms;
 	__u32 writer_batch;
 	__u32 writer_cas;
-	__u32 reserved[3];
+	__u32 key_len;
+	__u64 key;
 };
 
 /**
@@ -280,6 +299,10 @@ struct rdmalock_domain_list {
 	__u32 num_names;
 	__u64 reserved[2];
 };
+
+/* Values of &rdmalock_domain_status.auth. */
+#define RDMALOCK_AUTH_NONE		0	/* anyone may join */
+#define RDMALOCK_AUTH_KEY		1	/* peers prove the domain key */
 
 /* Values of &rdmalock_peer_status.state. */
 #define RDMALOCK_PEER_DOWN		0
@@ -341,6 +364,10 @@ struct rdmalock_peer_status {
  * @port: out: rdma_cm port
  * @atomics: out: RDMALOCK_ATOMICS_NATIVE or RDMALOCK_ATOMICS_EMULATED
  * @peers: out: one entry per node, by node id
+ * @auth: out: %RDMALOCK_AUTH_KEY when peers must prove the domain's key,
+ *	%RDMALOCK_AUTH_NONE for a domain created with
+ *	%RDMALOCK_DOMAIN_F_INSECURE
+ * @pad: must be zero
  * @reserved: must be zero
  */
 struct rdmalock_domain_status {
@@ -355,7 +382,9 @@ struct rdmalock_domain_status {
 	__u16 port;
 	__u16 atomics;
 	struct rdmalock_peer_status peers[RDMALOCK_MAX_NODES];
-	__u64 reserved[2];
+	__u32 auth;
+	__u32 pad;
+	__u64 reserved;
 };
 
 /* Flags of &rdmalock_fabric_test: use the asynchronous verbs. */

@@ -113,7 +113,7 @@ print_tables() {
 create_shiftlock_variant() {
 	# shellcheck disable=SC2046 # the lease is two words
 	rdmalockctl domain create "dom-$1" --node-id "$VMTEST_NODE" \
-		--nodes "$VMTEST_NODES" --algo shiftlock --port "$3" \
+		--nodes "$VMTEST_NODES" --key-file "$(key_file)" --algo shiftlock --port "$3" \
 		--locks-per-node 512 --writer-cas "$2" $(bench_lease shiftlock)
 }
 

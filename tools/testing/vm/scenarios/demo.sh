@@ -41,7 +41,8 @@ locks_demo() {
 	local dom="demo-$1"
 
 	rdmalockctl domain create "$dom" --node-id "$VMTEST_NODE" \
-		--nodes "$VMTEST_NODES" --algo "$1" --port "$2" --locks-per-node 8 &&
+		--nodes "$VMTEST_NODES" --key-file "$(key_file)" --algo "$1" \
+		--port "$2" --locks-per-node 8 &&
 		retry 60 domain_up "$dom" &&
 		torture_round "$dom" "demo-$1" --threads 4 --duration 2000 \
 			--locks 10 --local 50 &&
@@ -53,7 +54,8 @@ locks_demo() {
 tap_plan 9
 tap_check "rdmalock.ko loads" load_rdmalock
 tap_check "domain $DOMAIN created" \
-	rdmalockctl domain create $DOMAIN --node-id "$VMTEST_NODE" --nodes "$VMTEST_NODES"
+	rdmalockctl domain create $DOMAIN --node-id "$VMTEST_NODE" --nodes "$VMTEST_NODES" \
+		--key-file "$(key_file)"
 tap_check "every node of the domain is up" retry 60 domain_up $DOMAIN
 barrier demo-up
 tap_check "a fetch-and-add storm on every node" storm_everywhere

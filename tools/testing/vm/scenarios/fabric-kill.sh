@@ -38,7 +38,7 @@ read_refused_at_once() {
 }
 
 create() {
-	ctl domain create $DOMAIN --node-id "$VMTEST_NODE" --nodes "$VMTEST_NODES"
+	ctl domain create $DOMAIN --node-id "$VMTEST_NODE" --nodes "$VMTEST_NODES" --key-file "$(key_file)"
 }
 
 if [ "$VMTEST_NODE" -eq "$victim" ]; then

@@ -6,13 +6,15 @@
 # every node on one word of every node ends at exactly
 # NODES * THREADS * ADDS; a compare-and-swap ping-pong through all nodes
 # ends at NODES * ROUNDS; the verb counters agree; bad requests are
-# refused with clear errors; the domain is destroyed, the module unloads
-# and nothing leaked.
+# refused with clear errors; the domain says whether it has a key; the
+# domain is destroyed, the module unloads and nothing leaked.
 . ./lib.sh
 
-# fabric-emulated.sh runs this with every atomic emulated.
+# fabric-emulated.sh runs this with every atomic emulated, and the main
+# domain without a key.
 : "${RDMALOCK_PARAMS:=}"
 : "${EXPECT_ATOMICS:=native}"
+: "${INSECURE:=}"
 DOMAIN=fab
 THREADS=4
 ADDS=50
@@ -129,12 +131,26 @@ destroy_during_storm() {
 	retry 30 sh -c "[ \$(dmesg | grep -c 'domain $DOMAIN destroyed') -gt $freed ]"
 }
 
-create() {
-	ctl domain create $DOMAIN --node-id "$VMTEST_NODE" --nodes "$VMTEST_NODES" \
-		--algo cas --locks-per-node 64
+# The main domain's key, or --insecure.
+domain_auth() {
+	if [ -n "$INSECURE" ]; then
+		echo --insecure
+	else
+		echo --key-file "$(key_file)"
+	fi
 }
 
-tap_plan 26
+create() {
+	# shellcheck disable=SC2046 # the option and its file are two words
+	ctl domain create $DOMAIN --node-id "$VMTEST_NODE" --nodes "$VMTEST_NODES" \
+		--algo cas --locks-per-node 64 $(domain_auth)
+}
+
+auth_is() {
+	ctl domain status $DOMAIN | grep -q ", $1\$"
+}
+
+tap_plan 27
 kmemleak_forget
 # shellcheck disable=SC2086 # the parameters are words
 tap_check "rdmalock.ko loads" load_rdmalock $RDMALOCK_PARAMS
@@ -143,6 +159,11 @@ tap_check "every node is up, loopback included" retry 60 domain_up $DOMAIN
 tap_check "the domain does atomics: $EXPECT_ATOMICS" \
 	sh -c "rdmalockctl domain status $DOMAIN | grep -q ', $EXPECT_ATOMICS atomics,'"
 tap_check "all nodes joined" barrier fabric-up
+if [ -n "$INSECURE" ]; then
+	tap_check "the domain says it is insecure" auth_is "INSECURE: no key, anyone may join"
+else
+	tap_check "the domain says its peers prove the key" auth_is "peers prove the key"
+fi
 tap_check "pattern written and read back on every node, sync and async" \
 	patterns_sync_and_async
 barrier storm-start
@@ -182,16 +203,16 @@ tap_check "a second domain with the same name is refused (EEXIST)" \
 	expect_refused "File exists" create
 tap_check "a node id beyond the node list is refused (EINVAL)" \
 	expect_refused "Invalid argument" \
-	ctl domain create bad --node-id "$n" --nodes "$VMTEST_NODES"
+	ctl domain create bad --node-id "$n" --nodes "$VMTEST_NODES" --key-file "$(key_file)"
 tap_check "duplicate addresses are refused (EINVAL)" \
 	expect_refused "Invalid argument" \
-	ctl domain create bad --node-id 0 --nodes "$(node_addr 0),$(node_addr 0)"
+	ctl domain create bad --node-id 0 --nodes "$(node_addr 0),$(node_addr 0)" --insecure
 tap_check "an address this node does not have is refused" \
 	expect_refused "domain create: " \
-	ctl domain create bad --node-id 0 --nodes 10.77.0.250
+	ctl domain create bad --node-id 0 --nodes 10.77.0.250 --key-file "$(key_file)"
 tap_check "without CAP_SYS_ADMIN, domain create is refused (EPERM)" \
 	expect_refused "Operation not permitted" \
-	dropcap rdmalockctl domain create capless --node-id 0 --nodes "$(node_addr 0)"
+	dropcap rdmalockctl domain create capless --node-id 0 --nodes "$(node_addr 0)" --insecure
 tap_check "without CAP_SYS_ADMIN, domain status still works" \
 	dropcap rdmalockctl domain status $DOMAIN
 barrier checks-done

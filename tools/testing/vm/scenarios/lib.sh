@@ -86,6 +86,15 @@ die_now() {
 }
 
 # domain_up NAME: every node of domain NAME, this one included, is up.
+# key_file: the domain key the nodes of every scenario share, written on
+# first use: the same bytes on every node.
+key_file() {
+	local f=/tmp/rdmalock-vmtest.key
+
+	[ -s $f ] || printf '%s' 'rdmalock vmtest: shared domain key' >$f
+	echo $f
+}
+
 domain_up() {
 	[ "$(rdmalockctl domain status "$1" | grep -c ': up,')" -eq "$(num_nodes)" ]
 }
@@ -199,7 +208,8 @@ create_lock_domains() {
 	for algo in alock cas mcs ${1:+shiftlock}; do
 		# shellcheck disable=SC2046 # no lease is no word
 		rdmalockctl domain create "dom-$algo" --node-id "$VMTEST_NODE" \
-			--nodes "$VMTEST_NODES" --algo "$algo" --port "$port" \
+			--nodes "$VMTEST_NODES" --key-file "$(key_file)" \
+			--algo "$algo" --port "$port" \
 			--locks-per-node "${1:-64}" $(bench_lease "$algo") || return 1
 		port=$((port + 1))
 	done

@@ -25,7 +25,7 @@ ctl() { rdmalockctl "$@"; }
 
 create() {
 	ctl domain create "$1" --node-id "$VMTEST_NODE" --nodes "$VMTEST_NODES" \
-		--algo "$1" --port "$2" --locks-per-node 4
+		--key-file "$(key_file)" --algo "$1" --port "$2" --locks-per-node 4
 }
 
 # broken_round DOMAIN TAG ARGS...: run the torture everywhere; publish

@@ -46,19 +46,19 @@ ctl() { rdmalockctl "$@"; }
 
 create_domains() {
 	ctl domain create dom-shift --node-id "$VMTEST_NODE" --nodes "$VMTEST_NODES" \
-		--algo shiftlock --port 7211 --locks-per-node 64 \
+		--key-file "$(key_file)" --algo shiftlock --port 7211 --locks-per-node 64 \
 		--lease-ms $TORTURE_LEASE_MS &&
 	ctl domain create dom-fail --node-id "$VMTEST_NODE" --nodes "$VMTEST_NODES" \
-		--algo shiftlock --port 7212 --locks-per-node 8 \
+		--key-file "$(key_file)" --algo shiftlock --port 7212 --locks-per-node 8 \
 		--lease-ms $FAIL_LEASE_MS &&
 	ctl domain create dom-mid --node-id "$VMTEST_NODE" --nodes "$VMTEST_NODES" \
-		--algo shiftlock --port 7214 --locks-per-node 8 \
+		--key-file "$(key_file)" --algo shiftlock --port 7214 --locks-per-node 8 \
 		--lease-ms $MID_LEASE_MS &&
 	ctl domain create dom-wcas --node-id "$VMTEST_NODE" --nodes "$VMTEST_NODES" \
-		--algo shiftlock --port 7215 --locks-per-node 8 --writer-cas 1 \
-		--lease-ms $TORTURE_LEASE_MS &&
+		--key-file "$(key_file)" --algo shiftlock --port 7215 --locks-per-node 8 \
+		--writer-cas 1 --lease-ms $TORTURE_LEASE_MS &&
 	ctl domain create dom-cas --node-id "$VMTEST_NODE" --nodes "$VMTEST_NODES" \
-		--algo cas --port 7213 --locks-per-node 8
+		--key-file "$(key_file)" --algo cas --port 7213 --locks-per-node 8
 }
 
 domains_up() {
