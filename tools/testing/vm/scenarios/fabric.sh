@@ -6,8 +6,10 @@
 # every node on one word of every node ends at exactly
 # NODES * THREADS * ADDS; a compare-and-swap ping-pong through all nodes
 # ends at NODES * ROUNDS; the verb counters agree; bad requests are
-# refused with clear errors; the domain says whether it has a key; the
-# domain is destroyed, the module unloads and nothing leaked.
+# refused with clear errors; a node with a wrong key, then with none, is
+# refused by the others without disturbing their connection, and joins
+# once it has the key; the domain is destroyed, the module unloads and
+# nothing leaked.
 . ./lib.sh
 
 # fabric-emulated.sh runs this with every atomic emulated, and the main
@@ -150,7 +152,73 @@ auth_is() {
 	ctl domain status $DOMAIN | grep -q ", $1\$"
 }
 
-tap_plan 27
+# Authentication: node 0 joins "auth" with a wrong key, then with none,
+# then with the right one; nodes 1 and up have the right key throughout.
+AUTH=auth
+BAD_KEY=/tmp/rdmalock-wrong.key
+
+auth_create() {
+	ctl domain create $AUTH --node-id "$VMTEST_NODE" --nodes "$VMTEST_NODES" \
+		--port 7301 --algo cas --locks-per-node 8 "$@"
+}
+
+# The connection counts of the good nodes' connections, as this one sees them.
+good_connects() {
+	ctl domain status $AUTH | sed -n "s/^  node \([1-9][0-9]*\): .* connected \([0-9]*\) times$/\1 \2/p" |
+		grep -v "^$VMTEST_NODE "
+}
+
+node0_not_up() {
+	! ctl domain status $AUTH | grep -q '^  node 0: up,'
+}
+
+# logged_times N PATTERN: dmesg has PATTERN at least N times.
+logged_times() {
+	[ "$(dmesg | grep -c "$2")" -ge "$1" ]
+}
+
+good_peers_up() {
+	[ "$(good_connects | wc -l)" -eq $((n - 2)) ] &&
+		[ "$(ctl domain status $AUTH | grep -c '^  node [1-9][0-9]*: up,')" -eq $((n - 1)) ]
+}
+
+wrong_key_refused() {
+	if [ "$VMTEST_NODE" -eq 0 ]; then
+		printf '%s' 'not the key the other nodes have' >$BAD_KEY
+		auth_create --key-file $BAD_KEY &&
+			retry 30 logged_times 1 "$AUTH: node 1 did not prove the domain key" &&
+			[ "$(ctl domain status $AUTH | grep -c ': up,')" -eq 1 ]
+		return
+	fi
+	auth_create --key-file "$(key_file)" && retry 60 good_peers_up || return 1
+	GOOD_CONNECTS=$(good_connects)
+	echo "good connections: $GOOD_CONNECTS" >&2
+	# Node 0 tries again and again; each attempt is refused.
+	retry 30 logged_times 3 \
+		"$AUTH: node 0: connection failed: closed by the peer before it proved the domain key" &&
+		node0_not_up && [ "$(good_connects)" = "$GOOD_CONNECTS" ]
+}
+
+keyless_refused() {
+	if [ "$VMTEST_NODE" -eq 0 ]; then
+		ctl domain destroy $AUTH && auth_create --insecure &&
+			ctl domain status $AUTH | grep -q ', INSECURE: no key, anyone may join$' &&
+			retry 30 logged_times 1 "$AUTH: node 1: connection failed: rejected"
+		return
+	fi
+	retry 30 logged_times 1 "$AUTH: node 0 refused: it has no key and this node has one" &&
+		node0_not_up && [ "$(good_connects)" = "$GOOD_CONNECTS" ]
+}
+
+right_key_joins() {
+	if [ "$VMTEST_NODE" -eq 0 ]; then
+		ctl domain destroy $AUTH && auth_create --key-file "$(key_file)"
+	fi
+	retry 60 domain_up $AUTH || return 1
+	[ "$VMTEST_NODE" -eq 0 ] || [ "$(good_connects)" = "$GOOD_CONNECTS" ]
+}
+
+tap_plan 30
 kmemleak_forget
 # shellcheck disable=SC2086 # the parameters are words
 tap_check "rdmalock.ko loads" load_rdmalock $RDMALOCK_PARAMS
@@ -216,6 +284,16 @@ tap_check "without CAP_SYS_ADMIN, domain create is refused (EPERM)" \
 tap_check "without CAP_SYS_ADMIN, domain status still works" \
 	dropcap rdmalockctl domain status $DOMAIN
 barrier checks-done
+tap_check "a node with a wrong key is refused, the others say why, their connection stays" \
+	wrong_key_refused
+barrier auth-wrong-key
+tap_check "a node without a key is refused by keyed ones, their connection stays" \
+	keyless_refused
+barrier auth-no-key
+tap_check "the node with the right key joins; the others' connection never dropped" \
+	right_key_joins
+barrier auth-joined
+ctl domain destroy $AUTH
 tap_check "domain destroy during a storm: gone at once, freed when the storm stops" \
 	destroy_during_storm
 tap_check "rdmalock.ko unloads" rmmod rdmalock
