@@ -10,6 +10,28 @@
  * the connection, and the peer reconnects. Sends are asynchronous: the
  * message is copied into its own buffer, freed when the send completes.
  *
+ * Held messages. The accepting side may receive a message before its
+ * cm handler hears that the connection is established (the first message
+ * is what establishes it, at the QP); a handler that answered it then
+ * would find no connection to answer on. So whatever arrives before the
+ * connection is up, WRITE-with-immediate notifications included, is held
+ * in its receive slot, in arrival order (struct rdmalock_msg_fifo), and
+ * handed over by a work item, with bottom halves disabled, once it is up;
+ * what arrives meanwhile queues behind. A connection that fails first
+ * drops them with its ring.
+ *
+ * Answers owed. The fabric's own requests (emulated atomics) are answered
+ * on the connection they came in on. An answer that finds the send queue
+ * full, or no memory, is not lost and does not fail the connection: it
+ * stays in its request's receive slot, which is not given back to the NIC
+ * until the answer has been sent, and everything that arrives after it is
+ * held behind it, so answers keep the order of their requests. The same
+ * work item retries it every jiffy. That bounds what is kept to the
+ * receive ring itself: once every slot is held, the peer's further sends
+ * wait in its NIC on receiver-not-ready retries, which are unlimited. An
+ * answer whose connection is failing is dropped: the teardown on the
+ * other side fails the request.
+ *
  * Heartbeats. Every heartbeat_ms each node sends an empty message to
  * every peer it is connected to; a peer from which nothing at all has
  * been received for heartbeat_timeout_ms is failed, so a silent node is
@@ -29,13 +51,22 @@ struct rdmalock_msg_slot {
 	struct ib_cqe cqe;
 	struct rdmalock_msg_ring *ring;
 	u32 index;
+	/* What its completion said, for when it is handled. */
+	u32 byte_len;
+	u32 imm;
+	bool with_imm;
+	bool answering;			/* @answer is owed, not yet sent */
+	struct rdmalock_msg_answer answer;
 };
 
 struct rdmalock_msg_ring {
 	struct rdmalock_conn *conn;
 	void *bufs;
 	u64 dma;
-	u32 rx_seq;	/* completions of one CQ are handled one at a time */
+	u32 rx_seq;	/* messages are handled one at a time */
+	spinlock_t hold_lock;
+	struct rdmalock_msg_fifo held;	/* under hold_lock */
+	struct delayed_work release_work;
 	struct rdmalock_msg_slot slots[RDMALOCK_RECV_DEPTH];
 };
 
@@ -49,6 +80,88 @@ struct rdmalock_msg_send {
 };
 
 static void rdmalock_msg_recv_done(struct ib_cq *cq, struct ib_wc *wc);
+static void rdmalock_msg_release(struct work_struct *work);
+
+/**
+ * rdmalock_msg_fifo_start() - hold whatever arrives from now on
+ * @f: the held messages
+ */
+void rdmalock_msg_fifo_start(struct rdmalock_msg_fifo *f)
+{
+	f->holding = true;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_msg_fifo_start);
+
+/**
+ * rdmalock_msg_fifo_hold() - hold a message that just arrived, if holding
+ * @f: the held messages
+ * @i: its receive slot
+ *
+ * Return: true when it is held, false when it may be handled at once.
+ */
+bool rdmalock_msg_fifo_hold(struct rdmalock_msg_fifo *f, u8 i)
+{
+	if (!f->holding)
+		return false;
+	/* A slot is held once at most, and there are no more slots. */
+	if (WARN_ON_ONCE(f->count >= RDMALOCK_RECV_DEPTH))
+		return true;
+	f->idx[(f->head + f->count) % RDMALOCK_RECV_DEPTH] = i;
+	f->count++;
+	return true;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_msg_fifo_hold);
+
+/**
+ * rdmalock_msg_fifo_hold_first() - hold a message before all held ones
+ * @f: the held messages
+ * @i: its receive slot: a message being handled that cannot be finished yet
+ */
+void rdmalock_msg_fifo_hold_first(struct rdmalock_msg_fifo *f, u8 i)
+{
+	if (WARN_ON_ONCE(f->count >= RDMALOCK_RECV_DEPTH))
+		return;
+	f->holding = true;
+	f->head = (f->head + RDMALOCK_RECV_DEPTH - 1) % RDMALOCK_RECV_DEPTH;
+	f->idx[f->head] = i;
+	f->count++;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_msg_fifo_hold_first);
+
+/**
+ * rdmalock_msg_fifo_first() - the oldest held message
+ * @f: the held messages
+ * @i: set to its receive slot
+ *
+ * The message stays held until rdmalock_msg_fifo_pop(). When none is
+ * left, holding stops, in the same step: what arrives next is handled
+ * at once.
+ *
+ * Return: true when @i is set, false when nothing is held.
+ */
+bool rdmalock_msg_fifo_first(struct rdmalock_msg_fifo *f, u8 *i)
+{
+	if (!f->count) {
+		f->holding = false;
+		return false;
+	}
+	*i = f->idx[f->head];
+	return true;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_msg_fifo_first);
+
+/**
+ * rdmalock_msg_fifo_pop() - let go of the oldest held message, now done
+ * @f: the held messages, at least one
+ */
+void rdmalock_msg_fifo_pop(struct rdmalock_msg_fifo *f)
+{
+	if (WARN_ON_ONCE(!f->count))
+		return;
+	f->head = (f->head + 1) % RDMALOCK_RECV_DEPTH;
+	f->count--;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_msg_fifo_pop);
 
 /**
  * rdmalock_msg_check() - validate a received message
@@ -128,6 +241,10 @@ int rdmalock_msg_ring_alloc(struct rdmalock_conn *conn)
 	if (!ring)
 		return -ENOMEM;
 	ring->conn = conn;
+	spin_lock_init(&ring->hold_lock);
+	/* Until the connection is up: see "Held messages" above. */
+	rdmalock_msg_fifo_start(&ring->held);
+	INIT_DELAYED_WORK(&ring->release_work, rdmalock_msg_release);
 	ring->bufs = kcalloc(RDMALOCK_RECV_DEPTH, RDMALOCK_MSG_SIZE, GFP_KERNEL);
 	if (!ring->bufs) {
 		ret = -ENOMEM;
@@ -165,10 +282,12 @@ err_ring:
 
 /**
  * rdmalock_msg_ring_free() - free a connection's receive buffers
- * @conn: a connection whose QP has been drained and destroyed, or never
- *	got its ring
+ * @conn: a failed connection whose QP has been drained and destroyed, or
+ *	one that never got its ring
  *
- * Context: process context.
+ * Messages still held are dropped with it.
+ *
+ * Context: process context; waits for the hand-over of held messages.
  */
 void rdmalock_msg_ring_free(struct rdmalock_conn *conn)
 {
@@ -176,6 +295,11 @@ void rdmalock_msg_ring_free(struct rdmalock_conn *conn)
 
 	if (!ring)
 		return;
+	/*
+	 * Nothing queues it again: the connection is no longer up and the
+	 * drained CQ calls no more completions.
+	 */
+	cancel_delayed_work_sync(&ring->release_work);
 	ib_dma_unmap_single(conn->fabric->device, ring->dma,
 			    RDMALOCK_RECV_DEPTH * RDMALOCK_MSG_SIZE, DMA_FROM_DEVICE);
 	kfree(ring->bufs);
@@ -183,14 +307,36 @@ void rdmalock_msg_ring_free(struct rdmalock_conn *conn)
 	conn->ring = NULL;
 }
 
-static void rdmalock_msg_dispatch(struct rdmalock_fabric *fabric, u32 node,
-				  u8 type, const void *payload, u32 len)
+/*
+ * The fabric's own types first: emulated atomics exist only in domains
+ * that emulate them, anywhere else they are malformed. Their requests
+ * leave the answer in @slot.
+ */
+static int rdmalock_msg_dispatch(struct rdmalock_msg_slot *slot, u8 type,
+				 const void *payload, u32 len)
 {
-	struct rdmalock_msg_handler *h = &fabric->handlers[type];
+	struct rdmalock_conn *conn = slot->ring->conn;
+	struct rdmalock_fabric *fabric = conn->fabric;
+	u32 node = rdmalock_conn_node(conn);
+	struct rdmalock_msg_handler *h;
 	rdmalock_msg_fn *fn;
+	int ret;
 
-	if (type == RDMALOCK_MSG_HEARTBEAT)
-		return;
+	switch (type) {
+	case RDMALOCK_MSG_HEARTBEAT:
+		return 0;
+	case RDMALOCK_MSG_RMW_REQ:
+		if (!fabric->emulated)
+			return -EBADMSG;
+		ret = rdmalock_rmw_request(fabric, payload, len, &slot->answer);
+		slot->answering = !ret;
+		return ret;
+	case RDMALOCK_MSG_RMW_RESP:
+		if (!fabric->emulated)
+			return -EBADMSG;
+		return rdmalock_rmw_response(conn, payload, len);
+	}
+	h = &fabric->handlers[type];
 	/* Pairs with the release in rdmalock_fabric_set_handler(). */
 	fn = smp_load_acquire(&h->fn);
 	if (fn)
@@ -198,6 +344,7 @@ static void rdmalock_msg_dispatch(struct rdmalock_fabric *fabric, u32 node,
 	else
 		pr_warn_ratelimited("%s: node %u: message of type %u, which nothing handles\n",
 				    fabric->attr.name, node, type);
+	return 0;
 }
 
 /* Gives a consumed receive back to the NIC, unless the connection failed. */
@@ -237,55 +384,160 @@ static void rdmalock_imm_dispatch(struct rdmalock_fabric *fabric, u32 node,
 				    fabric->attr.name, node);
 }
 
-static void rdmalock_msg_recv_done(struct ib_cq *cq, struct ib_wc *wc)
+/* Checks and dispatches a received message; false when it is malformed. */
+static bool rdmalock_msg_receive(struct rdmalock_msg_slot *slot)
 {
-	struct rdmalock_msg_slot *slot = container_of(wc->wr_cqe,
-						      struct rdmalock_msg_slot, cqe);
 	struct rdmalock_msg_ring *ring = slot->ring;
 	struct rdmalock_conn *conn = ring->conn;
 	struct rdmalock_fabric *fabric = conn->fabric;
 	u32 node = rdmalock_conn_node(conn), len;
 	struct rdmalock_verb_counters *cnt;
-	u64 dma = ring->dma + slot->index * RDMALOCK_MSG_SIZE;
 	void *buf = ring->bufs + slot->index * RDMALOCK_MSG_SIZE;
-	u8 type;
+	u8 type = 0;
+	int ret;
+
+	cnt = &fabric->peers[node].verbs[RDMALOCK_VERB_RECV];
+	atomic64_inc(&cnt->posted);
+	ib_dma_sync_single_for_cpu(fabric->device,
+				   ring->dma + slot->index * RDMALOCK_MSG_SIZE,
+				   RDMALOCK_MSG_SIZE, DMA_FROM_DEVICE);
+	ret = rdmalock_msg_check(buf, slot->byte_len, fabric->domain_hash, node,
+				 ring->rx_seq, &type, &len);
+	if (!ret) {
+		ring->rx_seq++;
+		WRITE_ONCE(fabric->peers[node].last_heard, jiffies);
+		ret = rdmalock_msg_dispatch(slot, type, buf + sizeof(struct rdmalock_msg_hdr),
+					    len);
+	}
+	if (ret) {
+		atomic64_inc(&cnt->failed);
+		pr_err_ratelimited("%s: node %u: malformed message (type %u, %u bytes)\n",
+				   fabric->attr.name, node, type, slot->byte_len);
+		rdmalock_conn_fail(conn, "malformed message");
+		return false;
+	}
+	atomic64_inc(&cnt->completed);
+	atomic64_add(slot->byte_len, &cnt->bytes);
+	return true;
+}
+
+/*
+ * Handles what @slot received, sends the answer it owes, and gives the
+ * slot back to the NIC. Messages of one connection come here one at a
+ * time, in order, with bottom halves disabled.
+ *
+ * Return: 0, or -EAGAIN when the answer found no room: it stays in @slot
+ * and must be sent before anything received after it is handled.
+ */
+static int rdmalock_msg_deliver(struct rdmalock_msg_slot *slot)
+{
+	struct rdmalock_msg_ring *ring = slot->ring;
+	struct rdmalock_conn *conn = ring->conn;
+	struct rdmalock_fabric *fabric = conn->fabric;
+	int ret;
+
+	if (!slot->answering) {
+		/* A failed connection's late messages answer nothing any more. */
+		if (READ_ONCE(conn->state) == RDMALOCK_CONN_FAILED)
+			return 0;
+		if (slot->with_imm)
+			rdmalock_imm_dispatch(fabric, rdmalock_conn_node(conn),
+					      slot->imm);
+		else if (!rdmalock_msg_receive(slot))
+			return 0;
+	}
+	if (slot->answering) {
+		ret = rdmalock_msg_conn_send(conn, slot->answer.type,
+					     slot->answer.payload, slot->answer.len);
+		if (ret == -ENOBUFS || ret == -ENOMEM)
+			return -EAGAIN;
+		/*
+		 * Sent, or -ENOTCONN: this connection is failing, and the
+		 * requester's teardown fails the request. Nothing else can
+		 * fail: the fabric built the answer.
+		 */
+		WARN_ON_ONCE(ret && ret != -ENOTCONN);
+		slot->answering = false;
+	}
+	ib_dma_sync_single_for_device(fabric->device,
+				      ring->dma + slot->index * RDMALOCK_MSG_SIZE,
+				      RDMALOCK_MSG_SIZE, DMA_FROM_DEVICE);
+	rdmalock_msg_repost(slot);
+	return 0;
+}
+
+/* Hands the held messages over in order, once the connection is up. */
+static void rdmalock_msg_release(struct work_struct *work)
+{
+	struct rdmalock_msg_ring *ring = container_of(to_delayed_work(work),
+						      struct rdmalock_msg_ring,
+						      release_work);
+	int ret;
+	u8 i;
+
+	for (;;) {
+		spin_lock_bh(&ring->hold_lock);
+		if (!rdmalock_msg_fifo_first(&ring->held, &i)) {
+			spin_unlock_bh(&ring->hold_lock);
+			return;
+		}
+		spin_unlock_bh(&ring->hold_lock);
+
+		/* As if from the CQ: handlers count on it. */
+		local_bh_disable();
+		ret = rdmalock_msg_deliver(&ring->slots[i]);
+		local_bh_enable();
+		if (ret == -EAGAIN) {
+			/* The send queue drains as the peer acknowledges. */
+			queue_delayed_work(ring->conn->fabric->wq,
+					   &ring->release_work, 1);
+			return;
+		}
+		spin_lock_bh(&ring->hold_lock);
+		rdmalock_msg_fifo_pop(&ring->held);
+		spin_unlock_bh(&ring->hold_lock);
+	}
+}
+
+/**
+ * rdmalock_msg_conn_up() - hand over what a connection held back
+ * @conn: a connection that has just become up, with its ring
+ *
+ * Context: any; called under fabric->lock, in the step that makes @conn
+ * up, so that its teardown, which waits for the hand-over, comes after.
+ */
+void rdmalock_msg_conn_up(struct rdmalock_conn *conn)
+{
+	queue_delayed_work(conn->fabric->wq, &conn->ring->release_work, 0);
+}
+
+static void rdmalock_msg_recv_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rdmalock_msg_slot *slot = container_of(wc->wr_cqe,
+						      struct rdmalock_msg_slot, cqe);
+	struct rdmalock_msg_ring *ring = slot->ring;
+	bool held;
 
 	if (wc->status != IB_WC_SUCCESS) {
 		/* Flushed receives are how a teardown ends; no news there. */
 		if (wc->status != IB_WC_WR_FLUSH_ERR)
-			rdmalock_conn_fail(conn, ib_wc_status_msg(wc->status));
+			rdmalock_conn_fail(ring->conn, ib_wc_status_msg(wc->status));
 		return;
 	}
-	/* A failed connection's late messages answer nothing any more. */
-	if (READ_ONCE(conn->state) == RDMALOCK_CONN_FAILED)
-		return;
-	if (wc->opcode == IB_WC_RECV_RDMA_WITH_IMM) {
-		rdmalock_imm_dispatch(fabric, node, be32_to_cpu(wc->ex.imm_data));
-		rdmalock_msg_repost(slot);
-		return;
-	}
-	cnt = &fabric->peers[node].verbs[RDMALOCK_VERB_RECV];
-	atomic64_inc(&cnt->posted);
-	ib_dma_sync_single_for_cpu(fabric->device, dma, RDMALOCK_MSG_SIZE,
-				   DMA_FROM_DEVICE);
-	if (rdmalock_msg_check(buf, wc->byte_len, fabric->domain_hash, node,
-			       ring->rx_seq, &type, &len)) {
-		atomic64_inc(&cnt->failed);
-		pr_err_ratelimited("%s: node %u: malformed message (%u bytes)\n",
-				   fabric->attr.name, node, wc->byte_len);
-		rdmalock_conn_fail(conn, "malformed message");
-		return;
-	}
-	ring->rx_seq++;
-	atomic64_inc(&cnt->completed);
-	atomic64_add(wc->byte_len, &cnt->bytes);
-	WRITE_ONCE(fabric->peers[node].last_heard, jiffies);
-	rdmalock_msg_dispatch(fabric, node, type,
-			      buf + sizeof(struct rdmalock_msg_hdr), len);
+	slot->byte_len = wc->byte_len;
+	slot->with_imm = wc->opcode == IB_WC_RECV_RDMA_WITH_IMM;
+	slot->imm = slot->with_imm ? be32_to_cpu(wc->ex.imm_data) : 0;
 
-	ib_dma_sync_single_for_device(fabric->device, dma, RDMALOCK_MSG_SIZE,
-				      DMA_FROM_DEVICE);
-	rdmalock_msg_repost(slot);
+	spin_lock(&ring->hold_lock);
+	held = rdmalock_msg_fifo_hold(&ring->held, slot->index);
+	spin_unlock(&ring->hold_lock);
+	if (held || rdmalock_msg_deliver(slot) != -EAGAIN)
+		return;
+	/* Nothing is held now: this one waits first, the rest behind it. */
+	spin_lock(&ring->hold_lock);
+	rdmalock_msg_fifo_hold_first(&ring->held, slot->index);
+	spin_unlock(&ring->hold_lock);
+	queue_delayed_work(ring->conn->fabric->wq, &ring->release_work, 1);
 }
 
 static void rdmalock_msg_send_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -361,43 +613,33 @@ out:
 }
 
 /**
- * rdmalock_fabric_send() - send a message to a node
- * @fabric: the domain's fabric
- * @node: the destination; this node's own id sends through the loopback
- * @type: the message type, from 1 to %RDMALOCK_MSG_TYPES - 1
+ * rdmalock_msg_conn_send() - send a message on a given connection
+ * @conn: the connection, held by the caller; it need not be offered to
+ *	users yet, only up
+ * @type: a valid message type
  * @payload: @len bytes, copied before this returns
  * @len: at most %RDMALOCK_MSG_MAX_PAYLOAD
  *
- * Messages to one node arrive in the order they were sent. Delivery is
- * not confirmed: a message in flight when the connection fails is lost,
- * and the connection's failure is how the sender learns it.
+ * For what must go on one connection and no other: a request whose
+ * answer is awaited there, an answer to a request that came on it.
  *
  * Context: any; does not sleep.
- * Return: 0 once posted; -EINVAL for a bad node, type or length;
- * -ENOTCONN when @node is not connected; -ENOMEM; -ENOBUFS when the send
- * queue is full.
+ * Return: 0 once posted; -ENOTCONN when @conn is not up; -ENOMEM; -ENOBUFS
+ * when its send queue is full.
  */
-int rdmalock_fabric_send(struct rdmalock_fabric *fabric, u32 node, u8 type,
-			 const void *payload, u32 len)
+int rdmalock_msg_conn_send(struct rdmalock_conn *conn, u8 type,
+			   const void *payload, u32 len)
 {
+	struct rdmalock_fabric *fabric = conn->fabric;
 	struct rdmalock_msg_hdr *hdr;
 	struct rdmalock_msg_send *s;
-	struct rdmalock_conn *conn;
 	int ret;
 
-	if (node >= fabric->attr.num_nodes || !type ||
-	    type >= RDMALOCK_MSG_TYPES || len > RDMALOCK_MSG_MAX_PAYLOAD)
-		return -EINVAL;
 	s = kmalloc(sizeof(*s), GFP_ATOMIC);
 	if (!s)
 		return -ENOMEM;
-	s->cnt = &fabric->peers[node].verbs[RDMALOCK_VERB_SEND];
-	conn = rdmalock_peer_get_conn(&fabric->peers[node]);
-	if (!conn) {
-		atomic64_inc(&s->cnt->failed);
-		kfree(s);
-		return -ENOTCONN;
-	}
+	s->cnt = &fabric->peers[rdmalock_conn_node(conn)].verbs[RDMALOCK_VERB_SEND];
+	kref_get(&conn->ref);
 	s->conn = conn;
 	s->cqe.done = rdmalock_msg_send_done;
 	s->size = sizeof(*hdr) + len;
@@ -420,6 +662,42 @@ int rdmalock_fabric_send(struct rdmalock_fabric *fabric, u32 node, u8 type,
 		return ret == -ENOMEM ? -ENOBUFS : ret;
 	}
 	return 0;
+}
+
+/**
+ * rdmalock_fabric_send() - send a message to a node
+ * @fabric: the domain's fabric
+ * @node: the destination; this node's own id sends through the loopback
+ * @type: the message type, from 1 to %RDMALOCK_MSG_TYPES - 1
+ * @payload: @len bytes, copied before this returns
+ * @len: at most %RDMALOCK_MSG_MAX_PAYLOAD
+ *
+ * Messages to one node arrive in the order they were sent. Delivery is
+ * not confirmed: a message in flight when the connection fails is lost,
+ * and the connection's failure is how the sender learns it.
+ *
+ * Context: any; does not sleep.
+ * Return: 0 once posted; -EINVAL for a bad node, type or length;
+ * -ENOTCONN when @node is not connected; -ENOMEM; -ENOBUFS when the send
+ * queue is full.
+ */
+int rdmalock_fabric_send(struct rdmalock_fabric *fabric, u32 node, u8 type,
+			 const void *payload, u32 len)
+{
+	struct rdmalock_conn *conn;
+	int ret;
+
+	if (node >= fabric->attr.num_nodes || !type ||
+	    type >= RDMALOCK_MSG_TYPES || len > RDMALOCK_MSG_MAX_PAYLOAD)
+		return -EINVAL;
+	conn = rdmalock_peer_get_conn(&fabric->peers[node]);
+	if (!conn) {
+		atomic64_inc(&fabric->peers[node].verbs[RDMALOCK_VERB_SEND].failed);
+		return -ENOTCONN;
+	}
+	ret = rdmalock_msg_conn_send(conn, type, payload, len);
+	rdmalock_conn_put(conn);
+	return ret;
 }
 
 /**

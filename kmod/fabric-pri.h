@@ -68,6 +68,9 @@ struct rdmalock_conn {
 	 */
 	struct mutex setup_lock;
 	struct rdmalock_msg_ring *ring;	/* posted receives */
+	/* Emulated atomics sent on this connection, awaiting their answers. */
+	struct xarray rmw_pending;
+	u32 rmw_next;			/* next id, under rmw_pending's lock */
 	struct semaphore sq_slots;
 	struct completion up;
 	struct work_struct teardown_work;
@@ -105,8 +108,6 @@ struct rdmalock_fabric {
 	bool accepting;
 	bool stopping;
 	bool emulated;			/* atomics: set before accepting */
-	struct xarray rmw_pending;	/* emulated atomics awaiting answers */
-	u32 rmw_next;			/* next id, under the xarray's lock */
 	struct rdmalock_conn *loop_passive;
 	atomic_t nconns;
 	wait_queue_head_t conns_gone;
@@ -115,6 +116,36 @@ struct rdmalock_fabric {
 	struct rdmalock_imm_handler imm_handler;
 	struct delayed_work heartbeat_work;
 	struct rdmalock_peer peers[RDMALOCK_MAX_NODES];
+};
+
+/**
+ * struct rdmalock_msg_fifo - received messages held back, oldest first
+ * @idx: the indices of their receive slots, from @head on, circularly
+ * @head: where the oldest one is
+ * @count: how many are held
+ * @holding: whatever arrives now must be held too: the connection is not
+ *	up yet, or a message before it is not done
+ *
+ * Each held message keeps its receive slot until it is done, so no more
+ * than %RDMALOCK_RECV_DEPTH can ever be held. The caller serializes.
+ */
+struct rdmalock_msg_fifo {
+	u8 idx[RDMALOCK_RECV_DEPTH];
+	u8 head;
+	u8 count;
+	bool holding;
+};
+
+/*
+ * An answer that a message owes its sender, kept with the message while
+ * the send queue has no room for it (fabric-msg.c).
+ */
+#define RDMALOCK_MSG_ANSWER_MAX		16
+
+struct rdmalock_msg_answer {
+	u8 type;
+	u8 len;
+	u8 payload[RDMALOCK_MSG_ANSWER_MAX];
 };
 
 struct rdmalock_sync_op {
@@ -142,22 +173,33 @@ void rdmalock_peer_fail(struct rdmalock_peer *peer, const char *why);
 struct rdmalock_conn *rdmalock_peer_get_conn(struct rdmalock_peer *peer);
 
 /* fabric-rmw.c */
-void rdmalock_rmw_init(struct rdmalock_fabric *fabric);
-void rdmalock_rmw_destroy(struct rdmalock_fabric *fabric);
+void rdmalock_rmw_conn_init(struct rdmalock_conn *conn);
+void rdmalock_rmw_fail_conn(struct rdmalock_conn *conn);
+int rdmalock_rmw_request(struct rdmalock_fabric *fabric, const void *payload,
+			 u32 len, struct rdmalock_msg_answer *answer);
+int rdmalock_rmw_response(struct rdmalock_conn *conn, const void *payload,
+			  u32 len);
 int rdmalock_rmw_async(struct rdmalock_fabric *fabric, u32 node, u64 offset,
 		       int verb, u64 compare_add, u64 swap,
 		       struct rdmalock_fabric_op *op);
 int rdmalock_rmw_sync(struct rdmalock_fabric *fabric, u32 node, u64 offset,
 		      int verb, u64 compare_add, u64 swap,
 		      struct rdmalock_sync_op *sync, u64 *old);
-void rdmalock_rmw_fail_node(struct rdmalock_fabric *fabric, u32 node);
 int rdmalock_atomics_probe(struct rdmalock_conn *conn, u32 node);
 
 /* fabric-msg.c */
 int rdmalock_msg_ring_alloc(struct rdmalock_conn *conn);
 void rdmalock_msg_ring_free(struct rdmalock_conn *conn);
+void rdmalock_msg_conn_up(struct rdmalock_conn *conn);
+int rdmalock_msg_conn_send(struct rdmalock_conn *conn, u8 type,
+			   const void *payload, u32 len);
 void rdmalock_msg_init(struct rdmalock_fabric *fabric);
 void rdmalock_msg_start(struct rdmalock_fabric *fabric);
 void rdmalock_msg_stop(struct rdmalock_fabric *fabric);
+void rdmalock_msg_fifo_start(struct rdmalock_msg_fifo *f);
+bool rdmalock_msg_fifo_hold(struct rdmalock_msg_fifo *f, u8 i);
+void rdmalock_msg_fifo_hold_first(struct rdmalock_msg_fifo *f, u8 i);
+bool rdmalock_msg_fifo_first(struct rdmalock_msg_fifo *f, u8 *i);
+void rdmalock_msg_fifo_pop(struct rdmalock_msg_fifo *f);
 
 #endif /* RDMALOCK_FABRIC_PRI_H */

@@ -133,6 +133,7 @@ static struct rdmalock_conn *rdmalock_conn_alloc(struct rdmalock_fabric *fabric,
 	sema_init(&conn->sq_slots, RDMALOCK_SYNC_SLOTS);
 	init_completion(&conn->up);
 	INIT_WORK(&conn->probe_work, rdmalock_conn_probe);
+	rdmalock_rmw_conn_init(conn);
 	atomic_inc(&fabric->nconns);
 	return conn;
 }
@@ -183,7 +184,7 @@ static void rdmalock_conn_teardown(struct work_struct *work)
 	mutex_unlock(&conn->setup_lock);
 	rdma_destroy_id(conn->cm_id);
 	/* Their answers would have come on this connection. */
-	rdmalock_rmw_fail_node(fabric, peer ? peer->node : fabric->attr.node_id);
+	rdmalock_rmw_fail_conn(conn);
 
 	spin_lock_irq(&fabric->lock);
 	reconnect = conn->active && !fabric->stopping;
@@ -553,6 +554,8 @@ static void rdmalock_cm_established(struct rdmalock_conn *conn,
 			probe = !fabric->emulated;
 			conn->ready = fabric->emulated;
 		}
+		/* What came before this event is handled from now on. */
+		rdmalock_msg_conn_up(conn);
 	}
 	spin_unlock_irq(&fabric->lock);
 	if (probe) {
@@ -924,7 +927,6 @@ int rdmalock_fabric_create(const struct rdmalock_fabric_attr *attr,
 	fabric->cm_ctx.listener = true;
 	fabric->attr = *attr;
 	rdmalock_msg_init(fabric);
-	rdmalock_rmw_init(fabric);
 	spin_lock_init(&fabric->lock);
 	atomic_set(&fabric->nconns, 0);
 	init_waitqueue_head(&fabric->conns_gone);
@@ -968,7 +970,6 @@ int rdmalock_fabric_create(const struct rdmalock_fabric_attr *attr,
 
 err_stop:
 	rdmalock_fabric_stop(fabric);
-	rdmalock_rmw_destroy(fabric);
 	rdmalock_region_free(fabric);
 err_pd:
 	ib_dealloc_pd(fabric->pd);
@@ -991,7 +992,6 @@ err_free:
 void rdmalock_fabric_destroy(struct rdmalock_fabric *fabric)
 {
 	rdmalock_fabric_stop(fabric);
-	rdmalock_rmw_destroy(fabric);
 	rdmalock_region_free(fabric);
 	ib_dealloc_pd(fabric->pd);
 	destroy_workqueue(fabric->wq);

@@ -7,7 +7,9 @@
 # NODES * THREADS * ADDS; a compare-and-swap ping-pong through all nodes
 # ends at NODES * ROUNDS; the verb counters agree; bad requests are
 # refused with clear errors; the domain is destroyed, the module unloads
-# and nothing leaked.
+# and nothing leaked. With emulated atomics, node 1 also leaves and
+# comes back under a storm of them from node 0, and no connection fails
+# for it.
 . ./lib.sh
 
 # fabric-emulated.sh runs this with every atomic emulated.
@@ -20,6 +22,8 @@ ROUNDS=10
 STORM_WORD=7
 PINGPONG_WORD=6
 ASYNC_PINGPONG_WORD=5
+REJOIN_WORD=3
+REJOINS=5
 n=$(num_nodes)
 
 ctl() { rdmalockctl "$@"; }
@@ -134,7 +138,48 @@ create() {
 		--algo cas --locks-per-node 64
 }
 
-tap_plan 26
+# Emulated atomics from node 0 to node 1, over and over until $1 exists;
+# while node 1 is away they fail at once, which is expected.
+storm_node1_until() {
+	while [ ! -e "$1" ]; do
+		rdmalockctl fabric-test $DOMAIN faa-storm --target 1 --word $REJOIN_WORD \
+			--threads 4 --iterations 200 >/dev/null 2>&1
+	done
+}
+
+# Node 1 leaves and comes back REJOINS times while node 0 storms it. Node
+# 0 sends as soon as it sees each new connection up, which node 1, the
+# accepting side, often hears of only after those requests: they must
+# wait for it there, not fail the new connection.
+rejoin_under_storm() {
+	local i=0
+
+	while [ "$i" -lt $REJOINS ]; do
+		ctl domain destroy $DOMAIN && create || return 1
+		retry 30 domain_up $DOMAIN || return 1
+		i=$((i + 1))
+	done
+}
+
+# Every connection to node 1 was made once per time it came back.
+no_extra_connects() {
+	ctl domain status $DOMAIN | grep -q "^  node 1: up, .* connected $1 times"
+}
+
+rejoins() {
+	local stop=/tmp/rejoins-done pid='' rc=0
+
+	[ "$VMTEST_NODE" -ne 0 ] || { storm_node1_until $stop & pid=$!; }
+	barrier rejoin-start
+	[ "$VMTEST_NODE" -ne 1 ] || rejoin_under_storm || rc=1
+	barrier rejoin-done
+	[ -z "$pid" ] || { : >$stop; wait $pid; }
+	# Two: the first connection, and node 1's first return above.
+	[ "$VMTEST_NODE" -eq 1 ] || retry 10 no_extra_connects $((2 + REJOINS)) || rc=1
+	return $rc
+}
+
+if [ "$EXPECT_ATOMICS" = emulated ]; then tap_plan 27; else tap_plan 26; fi
 kmemleak_forget
 # shellcheck disable=SC2086 # the parameters are words
 tap_check "rdmalock.ko loads" load_rdmalock $RDMALOCK_PARAMS
@@ -178,6 +223,9 @@ barrier restart
 tap_check "node 1 left and came back: every node up, node 1 reconnected" \
 	retry 30 back_again
 barrier restarted
+[ "$EXPECT_ATOMICS" != emulated ] ||
+	tap_check "node 1 left and came back $REJOINS times under emulated atomics: no connection failed" \
+		rejoins
 tap_check "a second domain with the same name is refused (EEXIST)" \
 	expect_refused "File exists" create
 tap_check "a node id beyond the node list is refused (EINVAL)" \
