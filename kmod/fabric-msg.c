@@ -35,7 +35,8 @@
  * Heartbeats. Every heartbeat_ms each node sends an empty message to
  * every peer it is connected to; a peer from which nothing at all has
  * been received for heartbeat_timeout_ms is failed, so a silent node is
- * noticed without waiting for traffic to it.
+ * noticed without waiting for traffic to it. Both are taken from the
+ * module parameters when the domain is created.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -759,7 +760,7 @@ static void rdmalock_heartbeat(struct work_struct *work)
 	struct rdmalock_fabric *fabric = container_of(to_delayed_work(work),
 						      struct rdmalock_fabric,
 						      heartbeat_work);
-	unsigned long timeout = msecs_to_jiffies(rdmalock_heartbeat_timeout_ms);
+	unsigned long timeout = msecs_to_jiffies(fabric->heartbeat_timeout_ms);
 	struct rdmalock_conn *conn;
 	u32 i;
 
@@ -777,20 +778,53 @@ static void rdmalock_heartbeat(struct work_struct *work)
 			rdmalock_fabric_send(fabric, i, RDMALOCK_MSG_HEARTBEAT, NULL, 0);
 		rdmalock_conn_put(conn);
 	}
-	if (rdmalock_heartbeat_ms)
-		queue_delayed_work(fabric->wq, &fabric->heartbeat_work,
-				   msecs_to_jiffies(rdmalock_heartbeat_ms));
+	queue_delayed_work(fabric->wq, &fabric->heartbeat_work,
+			   msecs_to_jiffies(fabric->heartbeat_ms));
 }
+
+/**
+ * rdmalock_heartbeat_check() - are these heartbeat parameters usable?
+ * @interval_ms: the period of heartbeats, 0 for none
+ * @timeout_ms: how long a peer may stay silent
+ *
+ * A peer is only heard from every @interval_ms when idle, so a timeout
+ * that is not longer than that would fail every idle peer.
+ *
+ * Return: 0, or -EINVAL.
+ */
+VISIBLE_IF_KUNIT int rdmalock_heartbeat_check(unsigned int interval_ms,
+					      unsigned int timeout_ms)
+{
+	if (interval_ms && timeout_ms <= interval_ms)
+		return -EINVAL;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_heartbeat_check);
 
 /**
  * rdmalock_msg_init() - prepare a new fabric for messages
  * @fabric: the fabric, before it makes or accepts any connection
+ *
+ * Takes the heartbeat parameters once: they are writable at run time,
+ * and a domain's peers must not see its timeout change under them.
+ *
+ * Return: 0, or -EINVAL for heartbeat parameters that cannot work.
  */
-void rdmalock_msg_init(struct rdmalock_fabric *fabric)
+int rdmalock_msg_init(struct rdmalock_fabric *fabric)
 {
+	fabric->heartbeat_ms = READ_ONCE(rdmalock_heartbeat_ms);
+	fabric->heartbeat_timeout_ms = READ_ONCE(rdmalock_heartbeat_timeout_ms);
+	if (rdmalock_heartbeat_check(fabric->heartbeat_ms,
+				     fabric->heartbeat_timeout_ms)) {
+		pr_err_ratelimited("%s: heartbeat_timeout_ms (%u) must be larger than heartbeat_ms (%u)\n",
+				   fabric->attr.name, fabric->heartbeat_timeout_ms,
+				   fabric->heartbeat_ms);
+		return -EINVAL;
+	}
 	fabric->domain_hash = jhash(fabric->attr.name,
 				    strnlen(fabric->attr.name, RDMALOCK_NAME_MAX), 0);
 	INIT_DELAYED_WORK(&fabric->heartbeat_work, rdmalock_heartbeat);
+	return 0;
 }
 
 /**
@@ -799,9 +833,9 @@ void rdmalock_msg_init(struct rdmalock_fabric *fabric)
  */
 void rdmalock_msg_start(struct rdmalock_fabric *fabric)
 {
-	if (rdmalock_heartbeat_ms)
+	if (fabric->heartbeat_ms)
 		queue_delayed_work(fabric->wq, &fabric->heartbeat_work,
-				   msecs_to_jiffies(rdmalock_heartbeat_ms));
+				   msecs_to_jiffies(fabric->heartbeat_ms));
 }
 
 /**

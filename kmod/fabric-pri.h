@@ -112,6 +112,9 @@ struct rdmalock_fabric {
 	atomic_t nconns;
 	wait_queue_head_t conns_gone;
 	u32 domain_hash;
+	/* The heartbeat parameters, taken once when the domain is created. */
+	unsigned int heartbeat_ms;
+	unsigned int heartbeat_timeout_ms;
 	struct rdmalock_msg_handler handlers[RDMALOCK_MSG_TYPES];
 	struct rdmalock_imm_handler imm_handler;
 	struct delayed_work heartbeat_work;
@@ -193,7 +196,7 @@ void rdmalock_msg_ring_free(struct rdmalock_conn *conn);
 void rdmalock_msg_conn_up(struct rdmalock_conn *conn);
 int rdmalock_msg_conn_send(struct rdmalock_conn *conn, u8 type,
 			   const void *payload, u32 len);
-void rdmalock_msg_init(struct rdmalock_fabric *fabric);
+int rdmalock_msg_init(struct rdmalock_fabric *fabric);
 void rdmalock_msg_start(struct rdmalock_fabric *fabric);
 void rdmalock_msg_stop(struct rdmalock_fabric *fabric);
 void rdmalock_msg_fifo_start(struct rdmalock_msg_fifo *f);

@@ -912,7 +912,7 @@ static void rdmalock_fabric_stop(struct rdmalock_fabric *fabric)
  * Return: 0; -ENODEV when no RDMA device has this node's address;
  * -ETIMEDOUT or -ENOTCONN when the loopback connection cannot be made;
  * -EADDRINUSE when another domain listens on the same address and port;
- * -ENOMEM.
+ * -EINVAL for heartbeat module parameters that cannot work; -ENOMEM.
  */
 int rdmalock_fabric_create(const struct rdmalock_fabric_attr *attr,
 			   struct rdmalock_fabric **fabricp)
@@ -926,7 +926,9 @@ int rdmalock_fabric_create(const struct rdmalock_fabric_attr *attr,
 		return -ENOMEM;
 	fabric->cm_ctx.listener = true;
 	fabric->attr = *attr;
-	rdmalock_msg_init(fabric);
+	ret = rdmalock_msg_init(fabric);
+	if (ret)
+		goto err_free;
 	spin_lock_init(&fabric->lock);
 	atomic_set(&fabric->nconns, 0);
 	init_waitqueue_head(&fabric->conns_gone);

@@ -229,6 +229,8 @@ int rdmalock_msg_check(const void *buf, u32 byte_len, u32 domain_hash,
 		       u32 src_node, u32 seq, u8 *type, u32 *len);
 int rdmalock_atomics_check(rdmalock_atomic_fn atomic, void *ctx);
 bool rdmalock_rmw_status_valid(s32 status);
+int rdmalock_heartbeat_check(unsigned int interval_ms,
+			     unsigned int timeout_ms);
 #endif
 int rdmalock_atomics_decide(u32 mode, int probe, bool force, bool *emulated);
 

@@ -5,7 +5,8 @@
  * connect requests and replies, and the header of messages between
  * nodes (each valid, truncated, corrupted field by field, and random),
  * the atomics probe's checks and decision against a fake device, the
- * statuses an emulated atomic's answer may carry, and the queue that holds messages back until their
+ * statuses an emulated atomic's answer may carry, the heartbeat
+ * parameters, and the queue that holds messages back until their
  * connection is up.
  */
 #include <kunit/test.h>
@@ -473,6 +474,20 @@ static void rmw_status_only_what_atomics_give(struct kunit *test)
 				       "status %d", bad[i]);
 }
 
+static void heartbeat_parameters_are_checked(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, rdmalock_heartbeat_check(1000, 5000), 0);
+	KUNIT_EXPECT_EQ(test, rdmalock_heartbeat_check(1, 2), 0);
+	/* No heartbeats: nobody is timed out, whatever the timeout. */
+	KUNIT_EXPECT_EQ(test, rdmalock_heartbeat_check(0, 0), 0);
+	KUNIT_EXPECT_EQ(test, rdmalock_heartbeat_check(0, 5000), 0);
+	/* An idle peer is heard every interval: the timeout must be longer. */
+	KUNIT_EXPECT_EQ(test, rdmalock_heartbeat_check(1000, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rdmalock_heartbeat_check(1000, 999), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rdmalock_heartbeat_check(1000, 1000), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rdmalock_heartbeat_check(U32_MAX, U32_MAX), -EINVAL);
+}
+
 /* Takes out everything held, expecting @want in that order. */
 static void fifo_expect(struct kunit *test, struct rdmalock_msg_fifo *f,
 			const u8 *want, unsigned int n)
@@ -580,6 +595,7 @@ static struct kunit_case rdmalock_fabric_cases[] = {
 	KUNIT_CASE(msg_each_bad_field_is_rejected),
 	KUNIT_CASE(msg_random_is_rejected),
 	KUNIT_CASE(rmw_status_only_what_atomics_give),
+	KUNIT_CASE(heartbeat_parameters_are_checked),
 	KUNIT_CASE(held_messages_come_out_in_order),
 	KUNIT_CASE(arrivals_during_hand_over_wait_their_turn),
 	KUNIT_CASE(unanswered_message_stays_first),
