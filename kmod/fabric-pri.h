@@ -89,6 +89,11 @@ struct rdmalock_peer {
 	unsigned long last_heard;	/* jiffies of the last message received */
 	struct rdmalock_conn *conn;	/* current connection, under fabric->lock */
 	u32 connects;
+	/* Failures since it was last up, and when one was last logged;
+	 * under fabric->lock.
+	 */
+	u32 failures;
+	unsigned long failure_logged;
 	struct delayed_work connect_work;
 	struct rdmalock_verb_counters verbs[RDMALOCK_VERB_MAX];
 };

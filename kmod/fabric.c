@@ -53,6 +53,7 @@
 #define RDMALOCK_RESOLVE_TIMEOUT_MS	2000
 #define RDMALOCK_RECONNECT_MS		500
 #define RDMALOCK_LOOPBACK_TIMEOUT_MS	10000
+#define RDMALOCK_FAILURE_LOG_MS		60000
 
 static int rdmalock_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev);
 
@@ -196,6 +197,29 @@ static void rdmalock_conn_teardown(struct work_struct *work)
 }
 
 /*
+ * Should a failure of @peer's connection be logged? Under fabric->lock.
+ * An absent peer fails every reconnect attempt: say so when it starts
+ * failing, then once every RDMALOCK_FAILURE_LOG_MS at most; establishing
+ * a connection says it is back (rdmalock_cm_established()).
+ */
+static bool rdmalock_peer_failure_logged(struct rdmalock_peer *peer,
+					 bool was_up)
+{
+	if (was_up) {
+		/* Lost, not failed: its reconnect attempts count from here. */
+		peer->failures = 0;
+		peer->failure_logged = jiffies;
+		return true;
+	}
+	if (peer->failures++ &&
+	    time_before(jiffies, peer->failure_logged +
+				 msecs_to_jiffies(RDMALOCK_FAILURE_LOG_MS)))
+		return false;
+	peer->failure_logged = jiffies;
+	return true;
+}
+
+/*
  * Takes @conn out of service, once; the teardown runs in process context.
  * May be called from any context, the cm handler of @conn's own cm_id
  * included.
@@ -205,7 +229,8 @@ void rdmalock_conn_fail(struct rdmalock_conn *conn, const char *why)
 	struct rdmalock_fabric *fabric = conn->fabric;
 	struct rdmalock_peer *peer = conn->peer;
 	unsigned long flags;
-	bool was_up;
+	bool was_up, log = false;
+	u32 failures = 0;
 
 	spin_lock_irqsave(&fabric->lock, flags);
 	if (conn->state == RDMALOCK_CONN_FAILED) {
@@ -218,9 +243,16 @@ void rdmalock_conn_fail(struct rdmalock_conn *conn, const char *why)
 		peer->conn = NULL;
 	if (fabric->loop_passive == conn)
 		fabric->loop_passive = NULL;
+	if (peer && (was_up || !fabric->stopping)) {
+		log = rdmalock_peer_failure_logged(peer, was_up);
+		failures = peer->failures;
+	}
 	spin_unlock_irqrestore(&fabric->lock, flags);
 
-	if (peer && (was_up || !READ_ONCE(fabric->stopping)))
+	if (log && failures > 1)
+		pr_info("%s: node %u: still not connected, %u attempts failed: %s\n",
+			fabric->attr.name, peer->node, failures, why);
+	else if (log)
 		pr_info("%s: node %u: connection %s: %s\n", fabric->attr.name,
 			peer->node, was_up ? "lost" : "failed", why);
 	INIT_WORK(&conn->teardown_work, rdmalock_conn_teardown);
@@ -512,7 +544,7 @@ static void rdmalock_cm_established(struct rdmalock_conn *conn,
 	struct rdmalock_fabric *fabric = conn->fabric;
 	struct rdmalock_peer *peer = conn->peer;
 	bool probe = false;
-	u32 node = U32_MAX;
+	u32 node = U32_MAX, failures = 0;
 	int ret;
 
 	/*
@@ -543,8 +575,11 @@ static void rdmalock_cm_established(struct rdmalock_conn *conn,
 	spin_lock_irq(&fabric->lock);
 	if (conn->state == RDMALOCK_CONN_CONNECTING) {
 		WRITE_ONCE(conn->state, RDMALOCK_CONN_UP);
-		if (peer)
+		if (peer) {
 			peer->connects++;
+			failures = peer->failures;
+			peer->failures = 0;
+		}
 		/*
 		 * Native atomics are tried before users get the connection.
 		 * The loopback's first connection is probed, or not, by the
@@ -562,7 +597,10 @@ static void rdmalock_cm_established(struct rdmalock_conn *conn,
 		kref_get(&conn->ref);
 		queue_work(fabric->wq, &conn->probe_work);
 	}
-	if (peer && peer->node != rdmalock_self(fabric))
+	if (peer && peer->node != rdmalock_self(fabric) && failures)
+		pr_info("%s: node %u: connected, after %u failed attempts\n",
+			fabric->attr.name, peer->node, failures);
+	else if (peer && peer->node != rdmalock_self(fabric))
 		pr_info("%s: node %u: connected\n", fabric->attr.name, peer->node);
 	complete_all(&conn->up);
 }
