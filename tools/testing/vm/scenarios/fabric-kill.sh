@@ -5,8 +5,9 @@
 # fetch-and-add storm on the last node, which powers off in the middle of
 # it. The survivors' storm must end with errors instead of hanging, the
 # dead node must be reported not up within the heartbeat timeout, verbs
-# to it must fail at once with ENOTCONN, and the survivors must go on
-# working with each other.
+# to it must fail at once with ENOTCONN, the survivors' failed attempts
+# to reconnect to it must be logged once, not every attempt, and the
+# survivors must go on working with each other.
 . ./lib.sh
 
 DOMAIN=victimdom
@@ -37,6 +38,16 @@ read_refused_at_once() {
 	[ "$rc" -eq 1 ] && echo "$out" | grep -q 'Transport endpoint is not connected'
 }
 
+# Every reconnect attempt to the dead node fails; the log says so once.
+# Before the check, time for a few attempts, each of which logged a line
+# before (every 500 ms plus the 2 s address resolution); the next line
+# is due only a minute after the first.
+failure_logged_once() {
+	sleep 6
+	dmesg | grep "$DOMAIN: node $victim: " >&2
+	[ "$(dmesg | grep -c "$DOMAIN: node $victim: connection failed")" -le 1 ]
+}
+
 create() {
 	ctl domain create $DOMAIN --node-id "$VMTEST_NODE" --nodes "$VMTEST_NODES"
 }
@@ -52,7 +63,7 @@ if [ "$VMTEST_NODE" -eq "$victim" ]; then
 	die_now
 fi
 
-tap_plan 10
+tap_plan 11
 kmemleak_forget
 tap_check "rdmalock.ko loads" load_rdmalock
 tap_check "domain create" create
@@ -61,6 +72,7 @@ tap_check "all nodes joined" barrier kill-up
 tap_check "a storm on the node that dies ends in errors, not a hang" storm_fails
 tap_check "the dead node is reported not up" retry 15 victim_not_up
 tap_check "a verb to the dead node fails at once (ENOTCONN)" read_refused_at_once
+tap_check "the failed reconnect attempts are logged once" failure_logged_once
 other=0
 [ "$VMTEST_NODE" -ne 0 ] || other=1
 tap_check "the survivors still reach each other" \
