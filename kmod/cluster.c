@@ -28,11 +28,18 @@
 static LIST_HEAD(rdmalock_domains);
 static DEFINE_MUTEX(rdmalock_domains_mutex);
 
+/*
+ * A name is canonical: its padding after the NUL is zero too. Peers
+ * compare all RDMALOCK_NAME_MAX bytes of it in the connection data while
+ * message headers carry a hash of the string, so two requests that spell
+ * the same name must be the same bytes.
+ */
 static bool rdmalock_name_valid(const char *name)
 {
 	size_t i, len = strnlen(name, RDMALOCK_NAME_MAX);
 
-	if (!len || len == RDMALOCK_NAME_MAX)
+	if (!len || len == RDMALOCK_NAME_MAX ||
+	    memchr_inv(name + len, 0, RDMALOCK_NAME_MAX - len))
 		return false;
 	for (i = 0; i < len; i++)
 		if (!isalnum(name[i]) && !strchr("-_.", name[i]))
@@ -80,9 +87,9 @@ static int rdmalock_addr_to_sockaddr(const struct rdmalock_addr *a, u16 port,
  * @req: the request as userspace gave it
  * @attr: filled in when the request is valid
  *
- * Return: 0, or -EINVAL for a bad name, node count or id, algorithm,
- * table size, flag, reserved field, or a bad, unused-but-set or duplicate
- * address. The reason is logged, rate-limited.
+ * Return: 0, or -EINVAL for a bad name (non-zero bytes after its NUL
+ * included), node count or id, algorithm, table size, flag, reserved
+ * field, or a bad, unused-but-set or duplicate address. The reason is logged, rate-limited.
  */
 VISIBLE_IF_KUNIT int rdmalock_domain_check(const struct rdmalock_domain_create *req,
 					   struct rdmalock_fabric_attr *attr)

@@ -192,7 +192,7 @@ struct rdmalock_addr {
  * @size: in: sizeof(struct rdmalock_domain_create)
  * @flags: must be zero
  * @name: NUL-terminated name, unique on this node; letters, digits, '-',
- *	'_' and '.'
+ *	'_' and '.'; the bytes after the NUL must be zero
  * @node_id: this node's index in @nodes
  * @num_nodes: entries used in @nodes, 1 to %RDMALOCK_MAX_NODES
  * @algo: RDMALOCK_ALGO_*; every node of a domain must agree
