@@ -153,7 +153,9 @@ struct rdmalock_how {
  * @shared: grants RDMALOCK_MODE_SH to several holders at once
  * @broken: a deliberately broken test lock, which may wedge itself: the
  *	torture's RDMALOCK_RUN_RESET clears its word too, between rounds
- * @attach: called once the lockspace has its fabric; optional
+ * @attach: called once the lockspace has its fabric; optional. It installs
+ *	its message handlers only after everything that can fail: on failure
+ *	the lockspace is freed while the fabric lives on.
  * @acquire: take the lock for @w. On failure the descriptor is freed by
  *	the caller unless @w is abandoned (its grant will be passed on) or
  *	lost. Process context.

@@ -565,8 +565,13 @@ EXPORT_SYMBOL_IF_KUNIT(rdmalock_lockspace_alloc);
  * @params: the algorithm and its parameters
  * @lsp: set to the lockspace
  *
+ * On failure no handler of the lockspace is left installed on @fabric:
+ * the algorithm's attach installs its message handlers only once nothing
+ * of it can fail, and the immediate-data handler is installed after it.
+ *
  * Context: process context.
- * Return: 0, or as rdmalock_lockspace_alloc().
+ * Return: 0, or as rdmalock_lockspace_alloc(), or the algorithm's attach
+ * error.
  */
 int rdmalock_lockspace_create(struct rdmalock_fabric *fabric,
 			      const struct rdmalock_fabric_attr *attr,
@@ -581,13 +586,18 @@ int rdmalock_lockspace_create(struct rdmalock_fabric *fabric,
 	if (IS_ERR(ls))
 		return PTR_ERR(ls);
 	ls->fabric = fabric;
-	rdmalock_fabric_set_imm_handler(fabric, rdmalock_imm, ls);
 	ret = ls->algo->attach ? ls->algo->attach(ls) : 0;
 	if (ret) {
 		rdmalock_lockspace_stop(ls);
 		rdmalock_lockspace_free(ls);
 		return ret;
 	}
+	/*
+	 * Last, once nothing can fail: a handler cannot be removed from the
+	 * live fabric, which would call it on the freed lockspace. It goes
+	 * with the fabric, which is destroyed before the lockspace is freed.
+	 */
+	rdmalock_fabric_set_imm_handler(fabric, rdmalock_imm, ls);
 	*lsp = ls;
 	return 0;
 }
