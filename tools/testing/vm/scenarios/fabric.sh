@@ -134,7 +134,7 @@ create() {
 		--algo cas --locks-per-node 64
 }
 
-tap_plan 26
+tap_plan 28
 kmemleak_forget
 # shellcheck disable=SC2086 # the parameters are words
 tap_check "rdmalock.ko loads" load_rdmalock $RDMALOCK_PARAMS
@@ -194,6 +194,10 @@ tap_check "without CAP_SYS_ADMIN, domain create is refused (EPERM)" \
 	dropcap rdmalockctl domain create capless --node-id 0 --nodes "$(node_addr 0)"
 tap_check "without CAP_SYS_ADMIN, domain status still works" \
 	dropcap rdmalockctl domain status $DOMAIN
+tap_check "domain create with a read-only argument succeeds or has no effect" \
+	roarg create roarg "$(node_addr "$VMTEST_NODE")" 7181
+tap_check "lock with a read-only argument succeeds or has no effect" \
+	roarg lock $DOMAIN $((200 + VMTEST_NODE))
 barrier checks-done
 tap_check "domain destroy during a storm: gone at once, freed when the storm stops" \
 	destroy_during_storm
