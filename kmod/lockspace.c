@@ -247,8 +247,9 @@ static bool rdmalock_happened(struct rdmalock_waiter *w, unsigned long events)
  * Spins briefly, then sleeps until an event wakes it.
  *
  * Context: process context.
- * Return: 0 when the event happened; -ETIMEDOUT, -EINTR, or -ENOTCONN
- * when the lock's home node or @w->watch was lost.
+ * Return: 0 when the event happened; -ETIMEDOUT, -EINTR, -ENOTCONN
+ * when the lock's home node or @w->watch was lost, or -ESHUTDOWN when the
+ * domain was destroyed.
  */
 int rdmalock_wait_event(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w,
 			unsigned long events, const struct rdmalock_how *how)
@@ -279,6 +280,8 @@ int rdmalock_wait_event(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w
 		}
 		if (rdmalock_happened(w, events))
 			goto happened;
+		if (READ_ONCE(ls->closed))
+			return -ESHUTDOWN;
 		if (!rdmalock_node_alive(ls, w->home) ||
 		    !rdmalock_node_alive(ls, w->watch))
 			return -ENOTCONN;
@@ -380,18 +383,22 @@ int rdmalock_wait_cancel(struct rdmalock_lockspace *ls,
 
 /**
  * rdmalock_backoff() - wait a little before polling again
+ * @ls: the lockspace
  * @how: the acquisition's deadline and signal policy
  * @us: the current delay; doubled, up to @max_us
  * @max_us: the longest delay
  *
  * Context: process context; sleeps.
- * Return: 0 to poll again, or -EAGAIN (a trylock), -ETIMEDOUT or -EINTR.
+ * Return: 0 to poll again, or -EAGAIN (a trylock), -ETIMEDOUT, -EINTR or
+ * -ESHUTDOWN (the domain was destroyed).
  */
-int rdmalock_backoff(const struct rdmalock_how *how, unsigned int *us,
-		     unsigned int max_us)
+int rdmalock_backoff(struct rdmalock_lockspace *ls, const struct rdmalock_how *how,
+		     unsigned int *us, unsigned int max_us)
 {
 	if (how->try)
 		return -EAGAIN;
+	if (READ_ONCE(ls->closed))
+		return -ESHUTDOWN;
 	if (how->timed && time_after_eq(jiffies, how->deadline))
 		return -ETIMEDOUT;
 	if (how->killable && fatal_signal_pending(current))
@@ -600,6 +607,26 @@ int rdmalock_lockspace_create(struct rdmalock_fabric *fabric,
 	rdmalock_fabric_set_imm_handler(fabric, rdmalock_imm, ls);
 	*lsp = ls;
 	return 0;
+}
+
+/**
+ * rdmalock_lockspace_close() - the domain is destroyed: wake every waiter
+ * @ls: the lockspace
+ *
+ * Waits and polls see it closed and fail with -ESHUTDOWN; the fabric is
+ * still up, so that they can leave their queues as after a timeout.
+ *
+ * Context: any.
+ */
+void rdmalock_lockspace_close(struct rdmalock_lockspace *ls)
+{
+	u32 i;
+
+	WRITE_ONCE(ls->closed, true);
+	/* Closed before calls are counted; pairs with rdmalock_domain_enter(). */
+	smp_mb();
+	for (i = 0; i < RDMALOCK_DESC_COUNT; i++)
+		wake_up(&ls->waiters[i].wq);
 }
 
 /**
