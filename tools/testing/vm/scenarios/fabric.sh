@@ -177,7 +177,7 @@ create() {
 		--algo cas --locks-per-node 64
 }
 
-tap_plan 29
+tap_plan 30
 kmemleak_forget
 # shellcheck disable=SC2086 # the parameters are words
 tap_check "rdmalock.ko loads" load_rdmalock $RDMALOCK_PARAMS
@@ -243,6 +243,9 @@ tap_check "lock with a read-only argument succeeds or has no effect" \
 	roarg lock $DOMAIN $((200 + VMTEST_NODE))
 tap_check "destroy while a file holds a lock and one waits: both told, name free" \
 	destroy_while_held
+tap_check "two LOCKs of one lock on one file at once: the second is EDEADLK" \
+	ctl lock $DOMAIN $((210 + VMTEST_NODE)) -- \
+	timeout 60 fdrace $DOMAIN $((210 + VMTEST_NODE))
 barrier checks-done
 tap_check "domain destroy during a storm: stops it, fabric gone at once" \
 	destroy_during_storm
