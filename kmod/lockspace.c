@@ -237,6 +237,13 @@ static bool rdmalock_happened(struct rdmalock_waiter *w, unsigned long events)
 	return READ_ONCE(w->events) & events & ~BIT(RDMALOCK_EV_GRANT);
 }
 
+/* A sleeping waiter wakes for its event, or for the domain's destruction. */
+static bool rdmalock_wake_cond(struct rdmalock_lockspace *ls,
+			       struct rdmalock_waiter *w, unsigned long events)
+{
+	return rdmalock_happened(w, events) || READ_ONCE(ls->closed);
+}
+
 /**
  * rdmalock_wait_event() - wait for an event of this acquisition
  * @ls: the lockspace
@@ -271,12 +278,13 @@ int rdmalock_wait_event(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w
 		}
 		if (how->killable) {
 			ret = wait_event_killable_timeout(w->wq,
-							  rdmalock_happened(w, events),
+							  rdmalock_wake_cond(ls, w, events),
 							  slice);
 			if (ret < 0)
 				return -EINTR;
 		} else {
-			wait_event_timeout(w->wq, rdmalock_happened(w, events), slice);
+			wait_event_timeout(w->wq, rdmalock_wake_cond(ls, w, events),
+					   slice);
 		}
 		if (rdmalock_happened(w, events))
 			goto happened;
