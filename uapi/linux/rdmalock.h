@@ -10,8 +10,13 @@
  * field named "reserved" or "pad" must be zero on input (-EINVAL
  * otherwise) and is zeroed on output.
  *
+ * The commands that change state and return nothing (DOMAIN_CREATE,
+ * DOMAIN_DESTROY, LOCK, UNLOCK) never write their argument back, so they
+ * cannot fail after their change: when one fails, it had no effect.
+ *
  * Errors common to every command: -ENOTTY for an unknown command, -EFAULT
- * for an unreadable or unwritable argument, -EINVAL for a bad size, an
+ * for an unreadable argument, or an unwritable one of a command that
+ * returns results in it, -EINVAL for a bad size, an
  * unknown flag or a non-zero reserved field, -EPERM for a command that
  * changes state issued without CAP_SYS_ADMIN.
  */
@@ -192,7 +197,7 @@ struct rdmalock_addr {
  * @size: in: sizeof(struct rdmalock_domain_create)
  * @flags: must be zero
  * @name: NUL-terminated name, unique on this node; letters, digits, '-',
- *	'_' and '.'
+ *	'_' and '.'; the bytes after the NUL must be zero
  * @node_id: this node's index in @nodes
  * @num_nodes: entries used in @nodes, 1 to %RDMALOCK_MAX_NODES
  * @algo: RDMALOCK_ALGO_*; every node of a domain must agree
