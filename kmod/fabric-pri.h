@@ -99,7 +99,7 @@ struct rdmalock_fabric {
 	struct ib_pd *pd;
 	void *region;
 	size_t region_len;
-	u64 region_dma;
+	dma_addr_t region_dma;
 	struct ib_mr *mr;
 	spinlock_t lock;		/* conn states, peer->conn, flags below; irq-safe */
 	bool accepting;

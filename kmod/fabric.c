@@ -684,28 +684,57 @@ struct rdmalock_conn *rdmalock_peer_get_conn(struct rdmalock_peer *peer)
 
 /* Memory and set-up ---------------------------------------------------- */
 
+/*
+ * The CPU (emulated atomics, rdmalock_fabric_local()) and the NIC both
+ * touch the region at any time, so it is coherent memory: a streaming
+ * mapping would need a sync call around every CPU access, and under
+ * swiotlb the NIC would work on a bounce buffer the CPU never sees. A
+ * device that does DMA by kernel virtual address (rxe, siw) has no
+ * mapping at all and takes the pages as they are. Both come zeroed.
+ */
+static int rdmalock_region_mem_alloc(struct rdmalock_fabric *fabric)
+{
+	struct ib_device *dev = fabric->device;
+
+	if (ib_uses_virt_dma(dev)) {
+		fabric->region = alloc_pages_exact(fabric->region_len,
+						   GFP_KERNEL | __GFP_ZERO);
+		fabric->region_dma = (uintptr_t)fabric->region;
+	} else {
+		fabric->region = dma_alloc_coherent(dev->dma_device,
+						    fabric->region_len,
+						    &fabric->region_dma,
+						    GFP_KERNEL);
+	}
+	return fabric->region ? 0 : -ENOMEM;
+}
+
+static void rdmalock_region_mem_free(struct rdmalock_fabric *fabric)
+{
+	struct ib_device *dev = fabric->device;
+
+	if (ib_uses_virt_dma(dev))
+		free_pages_exact(fabric->region, fabric->region_len);
+	else
+		dma_free_coherent(dev->dma_device, fabric->region_len,
+				  fabric->region, fabric->region_dma);
+}
+
 static int rdmalock_region_alloc(struct rdmalock_fabric *fabric)
 {
 	struct scatterlist sg;
 	int ret, n;
 
 	fabric->region_len = rdmalock_region_len(fabric->attr.locks_per_node);
-	fabric->region = alloc_pages_exact(fabric->region_len,
-					   GFP_KERNEL | __GFP_ZERO);
-	if (!fabric->region)
-		return -ENOMEM;
-	fabric->region_dma = ib_dma_map_single(fabric->device, fabric->region,
-					       fabric->region_len,
-					       DMA_BIDIRECTIONAL);
-	ret = ib_dma_mapping_error(fabric->device, fabric->region_dma);
+	ret = rdmalock_region_mem_alloc(fabric);
 	if (ret)
-		goto err_free;
+		return ret;
 
 	fabric->mr = ib_alloc_mr(fabric->pd, IB_MR_TYPE_MEM_REG,
 				 fabric->region_len >> PAGE_SHIFT);
 	if (IS_ERR(fabric->mr)) {
 		ret = PTR_ERR(fabric->mr);
-		goto err_unmap;
+		goto err_free;
 	}
 	sg_init_table(&sg, 1);
 	sg_dma_address(&sg) = fabric->region_dma;
@@ -719,20 +748,15 @@ static int rdmalock_region_alloc(struct rdmalock_fabric *fabric)
 
 err_mr:
 	ib_dereg_mr(fabric->mr);
-err_unmap:
-	ib_dma_unmap_single(fabric->device, fabric->region_dma,
-			    fabric->region_len, DMA_BIDIRECTIONAL);
 err_free:
-	free_pages_exact(fabric->region, fabric->region_len);
+	rdmalock_region_mem_free(fabric);
 	return ret;
 }
 
 static void rdmalock_region_free(struct rdmalock_fabric *fabric)
 {
 	ib_dereg_mr(fabric->mr);
-	ib_dma_unmap_single(fabric->device, fabric->region_dma,
-			    fabric->region_len, DMA_BIDIRECTIONAL);
-	free_pages_exact(fabric->region, fabric->region_len);
+	rdmalock_region_mem_free(fabric);
 }
 
 /*
