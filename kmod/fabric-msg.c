@@ -256,6 +256,11 @@ static void rdmalock_msg_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 			rdmalock_conn_fail(conn, ib_wc_status_msg(wc->status));
 		return;
 	}
+	/* Even on a failed connection: our region may be what it invalidated. */
+	if (wc->wc_flags & IB_WC_WITH_INVALIDATE) {
+		rdmalock_conn_invalidated(conn, wc);
+		return;
+	}
 	/* A failed connection's late messages answer nothing any more. */
 	if (READ_ONCE(conn->state) == RDMALOCK_CONN_FAILED)
 		return;

@@ -225,11 +225,13 @@ int rdmalock_rmw_execute(void *region, u64 region_len, u8 verb, u64 offset,
 int rdmalock_msg_check(const void *buf, u32 byte_len, u32 domain_hash,
 		       u32 src_node, u32 seq, u8 *type, u32 *len);
 int rdmalock_atomics_check(rdmalock_atomic_fn atomic, void *ctx);
+bool rdmalock_wc_invalidates(const struct ib_wc *wc, u32 rkey);
 #endif
 int rdmalock_atomics_decide(u32 mode, int probe, bool force, bool *emulated);
 
 int rdmalock_fabric_faa(struct rdmalock_fabric *fabric, u32 node, u64 offset,
 			u64 add, u64 *old);
+int rdmalock_fabric_invalidate_peer(struct rdmalock_fabric *fabric, u32 node);
 
 /**
  * struct rdmalock_fabric_op - an asynchronous one-sided verb

@@ -4,7 +4,8 @@
  * remote ranges (bounds, alignment, overflow), the private data of
  * connect requests and replies, and the header of messages between
  * nodes (each valid, truncated, corrupted field by field, and random),
- * and the atomics probe's checks and decision against a fake device.
+ * the atomics probe's checks and decision against a fake device, and
+ * which receive completions invalidated our region.
  */
 #include <kunit/test.h>
 #include <linux/random.h>
@@ -454,6 +455,48 @@ static void msg_random_is_rejected(struct kunit *test)
 	}
 }
 
+#define OUR_RKEY	0x12345607
+
+static void invalidation_of_our_rkey_is_seen(struct kunit *test)
+{
+	struct ib_wc wc = {
+		.status = IB_WC_SUCCESS,
+		.opcode = IB_WC_RECV,
+		.wc_flags = IB_WC_WITH_INVALIDATE,
+		.ex.invalidate_rkey = OUR_RKEY,
+	};
+
+	KUNIT_EXPECT_TRUE(test, rdmalock_wc_invalidates(&wc, OUR_RKEY));
+}
+
+static void other_completions_are_no_invalidation(struct kunit *test)
+{
+	struct ib_wc wc = {
+		.status = IB_WC_SUCCESS,
+		.opcode = IB_WC_RECV,
+		.wc_flags = IB_WC_WITH_INVALIDATE,
+		.ex.invalidate_rkey = OUR_RKEY,
+	};
+
+	/* Another key, or ours from an older registration (key byte). */
+	wc.ex.invalidate_rkey = OUR_RKEY + 0x100;
+	KUNIT_EXPECT_FALSE(test, rdmalock_wc_invalidates(&wc, OUR_RKEY));
+	wc.ex.invalidate_rkey = OUR_RKEY - 1;
+	KUNIT_EXPECT_FALSE(test, rdmalock_wc_invalidates(&wc, OUR_RKEY));
+	/* Immediate data shares the union: equal to the rkey, it is data. */
+	wc.ex.invalidate_rkey = OUR_RKEY;
+	wc.wc_flags = IB_WC_WITH_IMM;
+	wc.opcode = IB_WC_RECV_RDMA_WITH_IMM;
+	KUNIT_EXPECT_FALSE(test, rdmalock_wc_invalidates(&wc, OUR_RKEY));
+	wc.wc_flags = 0;
+	wc.opcode = IB_WC_RECV;
+	KUNIT_EXPECT_FALSE(test, rdmalock_wc_invalidates(&wc, OUR_RKEY));
+	/* A failed receive invalidated nothing. */
+	wc.wc_flags = IB_WC_WITH_INVALIDATE;
+	wc.status = IB_WC_WR_FLUSH_ERR;
+	KUNIT_EXPECT_FALSE(test, rdmalock_wc_invalidates(&wc, OUR_RKEY));
+}
+
 static struct kunit_case rdmalock_fabric_cases[] = {
 	KUNIT_CASE(range_inside_is_accepted),
 	KUNIT_CASE(range_outside_is_rejected),
@@ -473,6 +516,8 @@ static struct kunit_case rdmalock_fabric_cases[] = {
 	KUNIT_CASE(msg_truncated_or_oversized_is_rejected),
 	KUNIT_CASE(msg_each_bad_field_is_rejected),
 	KUNIT_CASE(msg_random_is_rejected),
+	KUNIT_CASE(invalidation_of_our_rkey_is_seen),
+	KUNIT_CASE(other_completions_are_no_invalidation),
 	{}
 };
 
