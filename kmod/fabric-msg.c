@@ -525,6 +525,11 @@ static void rdmalock_msg_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 			rdmalock_conn_fail(ring->conn, ib_wc_status_msg(wc->status));
 		return;
 	}
+	/* Even on a failed connection: our region may be what it invalidated. */
+	if (wc->wc_flags & IB_WC_WITH_INVALIDATE) {
+		rdmalock_conn_invalidated(ring->conn, wc);
+		return;
+	}
 	slot->byte_len = wc->byte_len;
 	slot->with_imm = wc->opcode == IB_WC_RECV_RDMA_WITH_IMM;
 	slot->imm = slot->with_imm ? be32_to_cpu(wc->ex.imm_data) : 0;

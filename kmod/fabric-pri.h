@@ -59,6 +59,7 @@ struct rdmalock_conn {
 	u64 remote_addr;
 	u32 remote_rkey;
 	u32 remote_len;
+	u32 sent_rkey;			/* ours, as our connect data gave it */
 	spinlock_t post_lock;		/* see "Lifetime" in fabric.c */
 	u32 tx_seq;			/* under post_lock */
 	atomic_t sq_used;		/* posted sends not yet completed */
@@ -107,10 +108,17 @@ struct rdmalock_fabric {
 	struct ib_pd *pd;
 	void *region;
 	size_t region_len;
-	u64 region_dma;
+	dma_addr_t region_dma;
 	struct ib_mr *mr;
+	/*
+	 * The rkey of the region's current or last registration, which a
+	 * LOCAL_INV must name; peers are given it while accepting is set.
+	 */
+	u32 region_rkey;
+	bool region_registered;		/* once: re-registering invalidates first */
+	struct delayed_work region_work;	/* re-registers, see region_revoke */
 	spinlock_t lock;		/* conn states, peer->conn, flags below; irq-safe */
-	bool accepting;
+	bool accepting;			/* and the region registered under region_rkey */
 	bool stopping;
 	bool emulated;			/* atomics: set before accepting */
 	struct rdmalock_conn *loop_passive;
@@ -178,6 +186,7 @@ int rdmalock_conn_post_wait(struct rdmalock_conn *conn,
 void rdmalock_conn_fail(struct rdmalock_conn *conn, const char *why);
 void rdmalock_conn_put(struct rdmalock_conn *conn);
 void rdmalock_peer_fail(struct rdmalock_peer *peer, const char *why);
+void rdmalock_conn_invalidated(struct rdmalock_conn *conn, const struct ib_wc *wc);
 struct rdmalock_conn *rdmalock_peer_get_conn(struct rdmalock_peer *peer);
 
 /* fabric-rmw.c */

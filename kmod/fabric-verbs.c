@@ -576,6 +576,37 @@ int rdmalock_fabric_faa(struct rdmalock_fabric *fabric, u32 node, u64 offset,
 }
 
 /**
+ * rdmalock_fabric_invalidate_peer() - invalidate a peer's region, as an attacker would
+ * @fabric: the domain's fabric
+ * @node: a peer, not this node
+ *
+ * Sends @node an empty SEND_WITH_INVALIDATE naming the rkey it gave us,
+ * which rxe obeys. For the fabric test only, which shows that the peer
+ * notices, drops this node and registers its region again.
+ *
+ * Context: process context; sleeps until the send completes.
+ * Return: 0 once the peer has received it; -EINVAL for this node or one
+ * out of range; otherwise as rdmalock_fabric_read().
+ */
+int rdmalock_fabric_invalidate_peer(struct rdmalock_fabric *fabric, u32 node)
+{
+	struct rdmalock_sync_op sync = {};
+	struct ib_send_wr wr = { .opcode = IB_WR_SEND_WITH_INV };
+	struct rdmalock_conn *conn;
+	int ret;
+
+	if (node >= fabric->attr.num_nodes || node == fabric->attr.node_id)
+		return -EINVAL;
+	conn = rdmalock_peer_get_conn(&fabric->peers[node]);
+	if (!conn)
+		return -ENOTCONN;
+	wr.ex.invalidate_rkey = conn->remote_rkey;
+	ret = rdmalock_conn_post_wait(conn, &sync, &wr);
+	rdmalock_conn_put(conn);
+	return ret;
+}
+
+/**
  * rdmalock_fabric_read_async() - start an RDMA READ
  * @fabric: the domain's fabric
  * @node: node to read from

@@ -9,13 +9,15 @@
  * local callers too. A connector retries every RDMALOCK_RECONNECT_MS
  * until its peer is there, and again whenever the connection fails.
  *
- * Memory. Each node exposes one region (layout in fabric.h), physically
- * contiguous, registered with a fast-registration work request that grants
- * remote read, write and atomic access to that region alone. Posting the
- * registration needs a connected QP, so a fabric first connects to itself,
- * registers its region on the loopback QP, and only then accepts peers.
- * The connect request and its reply carry each side's region address and
- * rkey (struct rdmalock_cm_pdata).
+ * Memory. Each node exposes one region (layout in fabric.h), contiguous
+ * coherent memory, registered with a fast-registration work request that
+ * grants remote read and write access, and atomic access in a domain with
+ * native atomics, to that region alone. Posting the registration needs a
+ * connected QP, so a fabric first connects to itself, registers its
+ * region on the loopback QP, and only then accepts peers. The connect
+ * request and its reply carry each side's region address and rkey
+ * (struct rdmalock_cm_pdata). When a peer invalidates the region, it is
+ * registered again under a new rkey and every peer reconnects to learn it.
  *
  * Verbs are in fabric-verbs.c, messages and heartbeats in fabric-msg.c.
  *
@@ -248,6 +250,8 @@ void rdmalock_conn_fail(struct rdmalock_conn *conn, const char *why)
 		failures = peer->failures;
 	}
 	spin_unlock_irqrestore(&fabric->lock, flags);
+	/* Whoever waits for it to come up learns that it will not. */
+	complete_all(&conn->up);
 
 	if (log && failures > 1)
 		pr_info("%s: node %u: still not connected, %u attempts failed: %s\n",
@@ -331,16 +335,20 @@ err_cq:
 	return ret;
 }
 
-static void rdmalock_fill_pdata(struct rdmalock_fabric *fabric,
+/* Also notes which rkey @conn gives its peer: see rdmalock_conn_rkey_current(). */
+static void rdmalock_fill_pdata(struct rdmalock_conn *conn,
 				struct rdmalock_cm_pdata *pd)
 {
+	struct rdmalock_fabric *fabric = conn->fabric;
+
+	conn->sent_rkey = READ_ONCE(fabric->region_rkey);
 	memset(pd, 0, sizeof(*pd));
 	pd->magic = cpu_to_be32(RDMALOCK_CM_MAGIC);
 	pd->version = RDMALOCK_CM_VERSION;
 	pd->flags = fabric->emulated ? RDMALOCK_CM_F_EMULATED : 0;
 	pd->node_id = cpu_to_be16(rdmalock_self(fabric));
 	pd->region_addr = cpu_to_be64(fabric->mr->iova);
-	pd->region_rkey = cpu_to_be32(fabric->mr->rkey);
+	pd->region_rkey = cpu_to_be32(conn->sent_rkey);
 	pd->region_len = cpu_to_be32(fabric->region_len);
 	memcpy(pd->name, fabric->attr.name, sizeof(pd->name));
 }
@@ -427,7 +435,7 @@ static int rdmalock_cm_route_resolved(struct rdmalock_conn *conn)
 		 * Only the loopback connects before the region is registered,
 		 * and its acceptor, this node, ignores the region fields.
 		 */
-		rdmalock_fill_pdata(fabric, &pd);
+		rdmalock_fill_pdata(conn, &pd);
 		ret = rdma_connect_locked(conn->cm_id, &param);
 	}
 	mutex_unlock(&conn->setup_lock);
@@ -500,7 +508,7 @@ static int rdmalock_cm_connect_request(struct rdmalock_fabric *fabric,
 	if (!loopback)
 		rdmalock_conn_set_remote(conn, req->private_data);
 
-	rdmalock_fill_pdata(fabric, &pd);
+	rdmalock_fill_pdata(conn, &pd);
 	/* The reply sets the connecting side's RNR retries: wait, do not fail. */
 	param.rnr_retry_count = 7;
 	param.responder_resources = min_t(int, req->initiator_depth,
@@ -538,6 +546,27 @@ err_free:
 	return ret;
 }
 
+/*
+ * Is the rkey that @conn's connect data gave the peer the region's
+ * registration now? A connection that gave an older one (the region was
+ * re-registered while it connected) must not come up: its peer would use
+ * a key that no longer works. Every connection that passes this is in its
+ * peer's slot, so a later re-registration fails it. The loopback is given
+ * the rkey by the registration itself.
+ */
+static bool rdmalock_conn_rkey_current(struct rdmalock_conn *conn)
+{
+	struct rdmalock_fabric *fabric = conn->fabric;
+	bool ok;
+
+	if (!conn->peer || conn->peer->node == rdmalock_self(fabric))
+		return true;
+	spin_lock_irq(&fabric->lock);
+	ok = fabric->accepting && conn->sent_rkey == fabric->region_rkey;
+	spin_unlock_irq(&fabric->lock);
+	return ok;
+}
+
 static void rdmalock_cm_established(struct rdmalock_conn *conn,
 				    struct rdma_cm_event *ev)
 {
@@ -547,6 +576,11 @@ static void rdmalock_cm_established(struct rdmalock_conn *conn,
 	u32 node = U32_MAX, failures = 0;
 	int ret;
 
+	if (!rdmalock_conn_rkey_current(conn)) {
+		rdmalock_conn_fail(conn, "region re-registered meanwhile");
+		return;
+	}
+
 	/*
 	 * The loopback's first connection is made before the region is
 	 * registered and gets it from rdmalock_region_register(); a
@@ -555,7 +589,7 @@ static void rdmalock_cm_established(struct rdmalock_conn *conn,
 	if (conn->active && peer->node == rdmalock_self(fabric) &&
 	    READ_ONCE(fabric->accepting)) {
 		conn->remote_addr = fabric->mr->iova;
-		conn->remote_rkey = fabric->mr->rkey;
+		conn->remote_rkey = READ_ONCE(fabric->region_rkey);
 		conn->remote_len = fabric->region_len;
 	} else if (conn->active && peer->node != rdmalock_self(fabric)) {
 		ret = rdmalock_cm_pdata_check(&fabric->attr, fabric->region_len,
@@ -725,28 +759,57 @@ struct rdmalock_conn *rdmalock_peer_get_conn(struct rdmalock_peer *peer)
 
 /* Memory and set-up ---------------------------------------------------- */
 
+/*
+ * The CPU (emulated atomics, rdmalock_fabric_local()) and the NIC both
+ * touch the region at any time, so it is coherent memory: a streaming
+ * mapping would need a sync call around every CPU access, and under
+ * swiotlb the NIC would work on a bounce buffer the CPU never sees. A
+ * device that does DMA by kernel virtual address (rxe, siw) has no
+ * mapping at all and takes the pages as they are. Both come zeroed.
+ */
+static int rdmalock_region_mem_alloc(struct rdmalock_fabric *fabric)
+{
+	struct ib_device *dev = fabric->device;
+
+	if (ib_uses_virt_dma(dev)) {
+		fabric->region = alloc_pages_exact(fabric->region_len,
+						   GFP_KERNEL | __GFP_ZERO);
+		fabric->region_dma = (uintptr_t)fabric->region;
+	} else {
+		fabric->region = dma_alloc_coherent(dev->dma_device,
+						    fabric->region_len,
+						    &fabric->region_dma,
+						    GFP_KERNEL);
+	}
+	return fabric->region ? 0 : -ENOMEM;
+}
+
+static void rdmalock_region_mem_free(struct rdmalock_fabric *fabric)
+{
+	struct ib_device *dev = fabric->device;
+
+	if (ib_uses_virt_dma(dev))
+		free_pages_exact(fabric->region, fabric->region_len);
+	else
+		dma_free_coherent(dev->dma_device, fabric->region_len,
+				  fabric->region, fabric->region_dma);
+}
+
 static int rdmalock_region_alloc(struct rdmalock_fabric *fabric)
 {
 	struct scatterlist sg;
 	int ret, n;
 
 	fabric->region_len = rdmalock_region_len(fabric->attr.locks_per_node);
-	fabric->region = alloc_pages_exact(fabric->region_len,
-					   GFP_KERNEL | __GFP_ZERO);
-	if (!fabric->region)
-		return -ENOMEM;
-	fabric->region_dma = ib_dma_map_single(fabric->device, fabric->region,
-					       fabric->region_len,
-					       DMA_BIDIRECTIONAL);
-	ret = ib_dma_mapping_error(fabric->device, fabric->region_dma);
+	ret = rdmalock_region_mem_alloc(fabric);
 	if (ret)
-		goto err_free;
+		return ret;
 
 	fabric->mr = ib_alloc_mr(fabric->pd, IB_MR_TYPE_MEM_REG,
 				 fabric->region_len >> PAGE_SHIFT);
 	if (IS_ERR(fabric->mr)) {
 		ret = PTR_ERR(fabric->mr);
-		goto err_unmap;
+		goto err_free;
 	}
 	sg_init_table(&sg, 1);
 	sg_dma_address(&sg) = fabric->region_dma;
@@ -756,51 +819,141 @@ static int rdmalock_region_alloc(struct rdmalock_fabric *fabric)
 		ret = n < 0 ? n : -EINVAL;
 		goto err_mr;
 	}
+	/* Not registered yet: the first registration takes the next key. */
+	fabric->region_rkey = fabric->mr->rkey;
 	return 0;
 
 err_mr:
 	ib_dereg_mr(fabric->mr);
-err_unmap:
-	ib_dma_unmap_single(fabric->device, fabric->region_dma,
-			    fabric->region_len, DMA_BIDIRECTIONAL);
 err_free:
-	free_pages_exact(fabric->region, fabric->region_len);
+	rdmalock_region_mem_free(fabric);
 	return ret;
 }
 
 static void rdmalock_region_free(struct rdmalock_fabric *fabric)
 {
 	ib_dereg_mr(fabric->mr);
-	ib_dma_unmap_single(fabric->device, fabric->region_dma,
-			    fabric->region_len, DMA_BIDIRECTIONAL);
-	free_pages_exact(fabric->region, fabric->region_len);
+	rdmalock_region_mem_free(fabric);
 }
 
 /*
- * Registers the region on the loopback QP, granting peers exactly what
- * the lock protocols need of it and nothing beyond its length.
+ * What peers may do to the region: read and write it, and atomics only
+ * when the NICs execute them. Until the domain has decided, they are
+ * granted, for the probe on the loopback.
+ */
+static int rdmalock_region_access(const struct rdmalock_fabric *fabric)
+{
+	int access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ |
+		     IB_ACCESS_REMOTE_WRITE;
+
+	if (!fabric->emulated)
+		access |= IB_ACCESS_REMOTE_ATOMIC;
+	return access;
+}
+
+/*
+ * Registers the region on the loopback QP under a new rkey, granting
+ * peers exactly what the lock protocols need of it and nothing beyond
+ * its length. A REG_MR needs a free MR (rxe refuses any other, as the
+ * IB spec says), so a registered one is invalidated first; invalidating
+ * one that a peer already invalidated is harmless. A stale rkey, which
+ * differs in its key byte, reaches nothing afterwards.
  */
 static int rdmalock_region_register(struct rdmalock_fabric *fabric,
 				    struct rdmalock_conn *loop)
 {
 	struct rdmalock_sync_op sync = {};
+	struct ib_send_wr inv = {
+		.opcode = IB_WR_LOCAL_INV,
+		.ex.invalidate_rkey = fabric->region_rkey,
+	};
 	struct ib_reg_wr wr = {
 		.wr.opcode = IB_WR_REG_MR,
 		.mr = fabric->mr,
-		.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ |
-			  IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC,
+		.access = rdmalock_region_access(fabric),
 	};
 	int ret;
 
-	ib_update_fast_reg_key(fabric->mr, ib_inc_rkey(fabric->mr->rkey));
+	if (fabric->region_registered) {
+		ret = rdmalock_conn_post_wait(loop, &sync, &inv);
+		if (ret)
+			return ret;
+		memset(&sync, 0, sizeof(sync));
+	}
+	ib_update_fast_reg_key(fabric->mr, ib_inc_rkey(fabric->region_rkey));
 	wr.key = fabric->mr->rkey;
 	ret = rdmalock_conn_post_wait(loop, &sync, &wr.wr);
 	if (ret)
 		return ret;
+	fabric->region_registered = true;
+	/* Peers get it only once accepting is set again, under the lock. */
+	WRITE_ONCE(fabric->region_rkey, wr.key);
 	loop->remote_addr = fabric->mr->iova;
-	loop->remote_rkey = fabric->mr->rkey;
+	loop->remote_rkey = wr.key;
 	loop->remote_len = fabric->region_len;
 	return 0;
+}
+
+/**
+ * rdmalock_wc_invalidates() - did a receive invalidate this rkey?
+ * @wc: a receive completion
+ * @rkey: the rkey
+ *
+ * Return: true when @wc completed a SEND_WITH_INVALIDATE naming @rkey.
+ */
+VISIBLE_IF_KUNIT bool rdmalock_wc_invalidates(const struct ib_wc *wc, u32 rkey)
+{
+	/* ex is a union: only the flag says it is not immediate data. */
+	return wc->status == IB_WC_SUCCESS &&
+	       (wc->wc_flags & IB_WC_WITH_INVALIDATE) &&
+	       wc->ex.invalidate_rkey == rkey;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_wc_invalidates);
+
+/*
+ * Our region no longer works (a peer invalidated it): refuse peers until
+ * it is registered again, under a new rkey, in process context.
+ */
+static void rdmalock_region_revoke(struct rdmalock_fabric *fabric)
+{
+	unsigned long flags;
+	bool renew;
+
+	spin_lock_irqsave(&fabric->lock, flags);
+	/* Not accepting: being set up, re-registered, or destroyed. */
+	renew = fabric->accepting && !fabric->stopping;
+	if (renew)
+		WRITE_ONCE(fabric->accepting, false);
+	spin_unlock_irqrestore(&fabric->lock, flags);
+	if (renew)
+		queue_delayed_work(fabric->wq, &fabric->region_work, 0);
+}
+
+/**
+ * rdmalock_conn_invalidated() - a peer sent us a SEND_WITH_INVALIDATE
+ * @conn: the connection it came on
+ * @wc: its receive completion
+ *
+ * No node of a domain sends one, so the peer is hostile or broken: its
+ * connection is failed. rxe obeys one that names any rkey of the device,
+ * whatever its protection domain; if it named our region's, every peer
+ * is disconnected and the region re-registered under a new rkey, which
+ * peers learn when they connect again.
+ *
+ * Context: any.
+ */
+void rdmalock_conn_invalidated(struct rdmalock_conn *conn, const struct ib_wc *wc)
+{
+	struct rdmalock_fabric *fabric = conn->fabric;
+	bool ours = rdmalock_wc_invalidates(wc, READ_ONCE(fabric->region_rkey));
+
+	pr_warn_ratelimited("%s: node %u invalidated %s (rkey %#x)\n",
+			    fabric->attr.name,
+			    conn->peer ? conn->peer->node : rdmalock_self(fabric),
+			    ours ? "this node's region" : "a key", wc->ex.invalidate_rkey);
+	rdmalock_conn_fail(conn, "sent with invalidate");
+	if (ours)
+		rdmalock_region_revoke(fabric);
 }
 
 static int rdmalock_fabric_listen(struct rdmalock_fabric *fabric)
@@ -860,8 +1013,12 @@ static int rdmalock_fabric_choose_atomics(struct rdmalock_fabric *fabric,
 	return ret;
 }
 
-/* Connects to ourselves and registers the region on that connection. */
-static int rdmalock_fabric_bootstrap(struct rdmalock_fabric *fabric)
+/*
+ * Connects to ourselves, then, on that loopback connection, registers the
+ * region under a new rkey (@first: and decides how the domain does
+ * atomics) and offers the connection to users.
+ */
+static int rdmalock_fabric_bootstrap(struct rdmalock_fabric *fabric, bool first)
 {
 	struct rdmalock_peer *self = &fabric->peers[rdmalock_self(fabric)];
 	struct rdmalock_conn *loop;
@@ -885,8 +1042,12 @@ static int rdmalock_fabric_bootstrap(struct rdmalock_fabric *fabric)
 		ret = -ENOTCONN;
 	else
 		ret = rdmalock_region_register(fabric, loop);
-	if (!ret)
+	if (!ret && first) {
 		ret = rdmalock_fabric_choose_atomics(fabric, loop);
+		/* The probe needed remote atomics; emulating, grant none. */
+		if (!ret && fabric->emulated)
+			ret = rdmalock_region_register(fabric, loop);
+	}
 	if (!ret)
 		rdmalock_conn_set_ready(loop);
 	rdmalock_conn_put(loop);
@@ -896,22 +1057,29 @@ static int rdmalock_fabric_bootstrap(struct rdmalock_fabric *fabric)
 	return ret;
 }
 
-/* Fails every connection and waits until all are torn down and freed. */
-static void rdmalock_fabric_stop(struct rdmalock_fabric *fabric)
+/*
+ * Lets peers in, and connects to the higher nodes now: each learns the
+ * rkey registered now from its connection's handshake.
+ */
+static void rdmalock_fabric_accept(struct rdmalock_fabric *fabric)
+{
+	u32 i;
+
+	/* Under the lock, so that a connection that sees it sees emulated. */
+	spin_lock_irq(&fabric->lock);
+	if (!fabric->stopping)
+		WRITE_ONCE(fabric->accepting, true);
+	spin_unlock_irq(&fabric->lock);
+	for (i = rdmalock_self(fabric) + 1; i < fabric->attr.num_nodes; i++)
+		mod_delayed_work(fabric->wq, &fabric->peers[i].connect_work, 0);
+}
+
+/* Fails every connection, the loopback's two ends included. */
+static void rdmalock_fabric_fail_all(struct rdmalock_fabric *fabric,
+				     const char *why)
 {
 	struct rdmalock_conn *conns[RDMALOCK_MAX_NODES + 1];
 	unsigned int i, n = 0;
-
-	spin_lock_irq(&fabric->lock);
-	WRITE_ONCE(fabric->stopping, true);
-	spin_unlock_irq(&fabric->lock);
-	rdmalock_msg_stop(fabric);
-
-	for (i = 0; i < fabric->attr.num_nodes; i++)
-		cancel_delayed_work_sync(&fabric->peers[i].connect_work);
-	if (fabric->listen_id)
-		rdma_destroy_id(fabric->listen_id);
-	fabric->listen_id = NULL;
 
 	spin_lock_irq(&fabric->lock);
 	for (i = 0; i < fabric->attr.num_nodes; i++)
@@ -924,9 +1092,59 @@ static void rdmalock_fabric_stop(struct rdmalock_fabric *fabric)
 	spin_unlock_irq(&fabric->lock);
 
 	for (i = 0; i < n; i++) {
-		rdmalock_conn_fail(conns[i], "domain destroyed");
+		rdmalock_conn_fail(conns[i], why);
 		rdmalock_conn_put(conns[i]);
 	}
+}
+
+/*
+ * Re-registers the region after rdmalock_region_revoke(). Every
+ * connection goes, so that no peer keeps a key that works again once the
+ * region is registered (they differ only in the key byte) and each learns
+ * the new one from a new handshake; verbs in flight fail with -ENOTCONN
+ * or -EIO. The loopback is made again and carries the registration, and
+ * only then are peers let in again. Tried again until it works or the
+ * domain is destroyed.
+ */
+static void rdmalock_region_renew(struct work_struct *work)
+{
+	struct rdmalock_fabric *fabric = container_of(to_delayed_work(work),
+						      struct rdmalock_fabric,
+						      region_work);
+	int ret;
+
+	rdmalock_fabric_fail_all(fabric, "region re-registered");
+	ret = rdmalock_fabric_bootstrap(fabric, false);
+	if (ret) {
+		if (!READ_ONCE(fabric->stopping))
+			queue_delayed_work(fabric->wq, &fabric->region_work,
+					   msecs_to_jiffies(RDMALOCK_RECONNECT_MS));
+		return;
+	}
+	rdmalock_fabric_accept(fabric);
+	pr_info("%s: region re-registered under a new rkey; peers reconnect\n",
+		fabric->attr.name);
+}
+
+/* Fails every connection and waits until all are torn down and freed. */
+static void rdmalock_fabric_stop(struct rdmalock_fabric *fabric)
+{
+	unsigned int i;
+
+	spin_lock_irq(&fabric->lock);
+	WRITE_ONCE(fabric->stopping, true);
+	spin_unlock_irq(&fabric->lock);
+	rdmalock_msg_stop(fabric);
+
+	for (i = 0; i < fabric->attr.num_nodes; i++)
+		cancel_delayed_work_sync(&fabric->peers[i].connect_work);
+	if (fabric->listen_id)
+		rdma_destroy_id(fabric->listen_id);
+	fabric->listen_id = NULL;
+
+	rdmalock_fabric_fail_all(fabric, "domain destroyed");
+	/* A re-registration sees its loopback fail, and stops. */
+	cancel_delayed_work_sync(&fabric->region_work);
 	wait_event(fabric->conns_gone, !atomic_read(&fabric->nconns));
 	/*
 	 * A teardown that ran before stopping was set may have queued a
@@ -970,6 +1188,7 @@ int rdmalock_fabric_create(const struct rdmalock_fabric_attr *attr,
 	spin_lock_init(&fabric->lock);
 	atomic_set(&fabric->nconns, 0);
 	init_waitqueue_head(&fabric->conns_gone);
+	INIT_DELAYED_WORK(&fabric->region_work, rdmalock_region_renew);
 	for (i = 0; i < attr->num_nodes; i++) {
 		fabric->peers[i].fabric = fabric;
 		fabric->peers[i].node = i;
@@ -994,16 +1213,10 @@ int rdmalock_fabric_create(const struct rdmalock_fabric_attr *attr,
 	ret = rdmalock_region_alloc(fabric);
 	if (ret)
 		goto err_pd;
-	ret = rdmalock_fabric_bootstrap(fabric);
+	ret = rdmalock_fabric_bootstrap(fabric, true);
 	if (ret)
 		goto err_stop;
-
-	/* Under the lock, so that a connection that sees it sees emulated. */
-	spin_lock_irq(&fabric->lock);
-	WRITE_ONCE(fabric->accepting, true);
-	spin_unlock_irq(&fabric->lock);
-	for (i = rdmalock_self(fabric) + 1; i < attr->num_nodes; i++)
-		queue_delayed_work(fabric->wq, &fabric->peers[i].connect_work, 0);
+	rdmalock_fabric_accept(fabric);
 	rdmalock_msg_start(fabric);
 	*fabricp = fabric;
 	return 0;

@@ -231,11 +231,13 @@ int rdmalock_atomics_check(rdmalock_atomic_fn atomic, void *ctx);
 bool rdmalock_rmw_status_valid(s32 status);
 int rdmalock_heartbeat_check(unsigned int interval_ms,
 			     unsigned int timeout_ms);
+bool rdmalock_wc_invalidates(const struct ib_wc *wc, u32 rkey);
 #endif
 int rdmalock_atomics_decide(u32 mode, int probe, bool force, bool *emulated);
 
 int rdmalock_fabric_faa(struct rdmalock_fabric *fabric, u32 node, u64 offset,
 			u64 add, u64 *old);
+int rdmalock_fabric_invalidate_peer(struct rdmalock_fabric *fabric, u32 node);
 
 /**
  * struct rdmalock_fabric_op - an asynchronous one-sided verb

@@ -13,7 +13,8 @@
  * reads back what was written; a fetch-and-add storm from T threads on
  * each of N nodes, M adds each, leaves N*T*M; a compare-and-swap
  * ping-pong between all N nodes, M rounds, leaves N*M; a read returns
- * the word.
+ * the word. INVALIDATE, a hostile act, checks that the target survives
+ * it: the cluster tests check its log and the exact operations after it.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -224,12 +225,12 @@ static int rdmalock_ftest_thread(void *arg)
 }
 
 static int rdmalock_ftest_check(const struct rdmalock_fabric_test *req,
-				u32 num_nodes)
+				u32 self, u32 num_nodes)
 {
 	if ((req->flags & ~RDMALOCK_FTEST_F_ASYNC) || req->pad || req->pad2 ||
 	    memchr_inv(req->reserved, 0, sizeof(req->reserved)))
 		return -EINVAL;
-	if (req->op < RDMALOCK_FTEST_PATTERN || req->op > RDMALOCK_FTEST_READ)
+	if (req->op < RDMALOCK_FTEST_PATTERN || req->op > RDMALOCK_FTEST_INVALIDATE)
 		return -EINVAL;
 	if (req->target >= num_nodes || req->word >= RDMALOCK_FTEST_WORDS)
 		return -EINVAL;
@@ -239,8 +240,17 @@ static int rdmalock_ftest_check(const struct rdmalock_fabric_test *req,
 	/* One writer of a pattern, one player per node in a ping-pong. */
 	if (req->op != RDMALOCK_FTEST_FAA_STORM && req->threads != 1)
 		return -EINVAL;
-	if (req->op == RDMALOCK_FTEST_READ && req->iterations != 1)
+	if ((req->op == RDMALOCK_FTEST_READ || req->op == RDMALOCK_FTEST_INVALIDATE) &&
+	    req->iterations != 1)
 		return -EINVAL;
+	if (req->op == RDMALOCK_FTEST_INVALIDATE) {
+		if (req->target == self || req->word)
+			return -EINVAL;
+		if (!rdmalock_allow_broken) {
+			pr_err_ratelimited("the invalidate fabric test needs allow_broken=1\n");
+			return -EPERM;
+		}
+	}
 	return 0;
 }
 
@@ -314,9 +324,18 @@ int rdmalock_fabric_test(struct rdmalock_fabric_test *req)
 	ret = rdmalock_domain_enter(dom);
 	if (ret)
 		goto out_put;
-	ret = rdmalock_ftest_check(req, dom->attr.num_nodes);
+	ret = rdmalock_ftest_check(req, dom->attr.node_id, dom->attr.num_nodes);
 	if (ret)
 		goto out_leave;
+	if (req->op == RDMALOCK_FTEST_INVALIDATE) {
+		ret = rdmalock_fabric_invalidate_peer(dom->fabric, req->target);
+		req->value = 0;
+		req->done = !ret;
+		req->errors = !!ret;
+		req->first_error = ret;
+		ret = 0;
+		goto out_leave;
+	}
 	t = kzalloc(sizeof(*t), GFP_KERNEL);
 	if (!t) {
 		ret = -ENOMEM;

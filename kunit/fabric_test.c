@@ -6,8 +6,9 @@
  * nodes (each valid, truncated, corrupted field by field, and random),
  * the atomics probe's checks and decision against a fake device, the
  * statuses an emulated atomic's answer may carry, the heartbeat
- * parameters, and the queue that holds messages back until their
- * connection is up.
+ * parameters, the queue that holds messages back until their
+ * connection is up, and which receive completions invalidated our
+ * region.
  */
 #include <kunit/test.h>
 #include <linux/random.h>
@@ -573,6 +574,46 @@ static void whole_ring_held_in_order(struct kunit *test)
 	rdmalock_msg_fifo_hold_first(&f, want[0]);
 	KUNIT_EXPECT_EQ(test, f.count, RDMALOCK_RECV_DEPTH);
 	fifo_expect(test, &f, want, RDMALOCK_RECV_DEPTH);
+#define OUR_RKEY	0x12345607
+
+static void invalidation_of_our_rkey_is_seen(struct kunit *test)
+{
+	struct ib_wc wc = {
+		.status = IB_WC_SUCCESS,
+		.opcode = IB_WC_RECV,
+		.wc_flags = IB_WC_WITH_INVALIDATE,
+		.ex.invalidate_rkey = OUR_RKEY,
+	};
+
+	KUNIT_EXPECT_TRUE(test, rdmalock_wc_invalidates(&wc, OUR_RKEY));
+}
+
+static void other_completions_are_no_invalidation(struct kunit *test)
+{
+	struct ib_wc wc = {
+		.status = IB_WC_SUCCESS,
+		.opcode = IB_WC_RECV,
+		.wc_flags = IB_WC_WITH_INVALIDATE,
+		.ex.invalidate_rkey = OUR_RKEY,
+	};
+
+	/* Another key, or ours from an older registration (key byte). */
+	wc.ex.invalidate_rkey = OUR_RKEY + 0x100;
+	KUNIT_EXPECT_FALSE(test, rdmalock_wc_invalidates(&wc, OUR_RKEY));
+	wc.ex.invalidate_rkey = OUR_RKEY - 1;
+	KUNIT_EXPECT_FALSE(test, rdmalock_wc_invalidates(&wc, OUR_RKEY));
+	/* Immediate data shares the union: equal to the rkey, it is data. */
+	wc.ex.invalidate_rkey = OUR_RKEY;
+	wc.wc_flags = IB_WC_WITH_IMM;
+	wc.opcode = IB_WC_RECV_RDMA_WITH_IMM;
+	KUNIT_EXPECT_FALSE(test, rdmalock_wc_invalidates(&wc, OUR_RKEY));
+	wc.wc_flags = 0;
+	wc.opcode = IB_WC_RECV;
+	KUNIT_EXPECT_FALSE(test, rdmalock_wc_invalidates(&wc, OUR_RKEY));
+	/* A failed receive invalidated nothing. */
+	wc.wc_flags = IB_WC_WITH_INVALIDATE;
+	wc.status = IB_WC_WR_FLUSH_ERR;
+	KUNIT_EXPECT_FALSE(test, rdmalock_wc_invalidates(&wc, OUR_RKEY));
 }
 
 static struct kunit_case rdmalock_fabric_cases[] = {
@@ -600,6 +641,8 @@ static struct kunit_case rdmalock_fabric_cases[] = {
 	KUNIT_CASE(arrivals_during_hand_over_wait_their_turn),
 	KUNIT_CASE(unanswered_message_stays_first),
 	KUNIT_CASE(whole_ring_held_in_order),
+	KUNIT_CASE(invalidation_of_our_rkey_is_seen),
+	KUNIT_CASE(other_completions_are_no_invalidation),
 	{}
 };
 

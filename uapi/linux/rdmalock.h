@@ -371,6 +371,7 @@ struct rdmalock_domain_status {
 #define RDMALOCK_FTEST_FAA_STORM	2
 #define RDMALOCK_FTEST_CAS_PINGPONG	3
 #define RDMALOCK_FTEST_READ		4
+#define RDMALOCK_FTEST_INVALIDATE	5
 
 /**
  * struct rdmalock_fabric_test - exercise the fabric of a domain
@@ -396,7 +397,11 @@ struct rdmalock_domain_status {
  * times per thread; CAS_PINGPONG, run by every node of the domain at
  * once, moves the word from N*i + this node to N*i + this node + 1 for i
  * from 0 to @iterations - 1, waiting for the other nodes' turns; READ
- * (one thread, one iteration) only reads the word.
+ * (one thread, one iteration) only reads the word. INVALIDATE (one
+ * thread, one iteration, @target another node, @word 0) attacks @target
+ * as a hostile peer would: it sends it a SEND_WITH_INVALIDATE naming the
+ * rkey of its region; refused (EPERM) unless the module is loaded with
+ * allow_broken=1.
  */
 struct rdmalock_fabric_test {
 	__u32 size;
