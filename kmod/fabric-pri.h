@@ -70,6 +70,7 @@ struct rdmalock_conn {
 	struct rdmalock_msg_ring *ring;	/* posted receives */
 	struct semaphore sq_slots;
 	struct completion up;
+	struct delayed_work timeout_work;	/* bounds the connecting */
 	struct work_struct teardown_work;
 };
 
@@ -87,6 +88,7 @@ struct rdmalock_peer {
 	struct rdmalock_conn *conn;	/* current connection, under fabric->lock */
 	u32 connects;
 	struct delayed_work connect_work;
+	unsigned int backoff_ms;	/* before the next attempt; fabric->lock */
 	struct rdmalock_verb_counters verbs[RDMALOCK_VERB_MAX];
 };
 

@@ -6,8 +6,13 @@
  * there is exactly one RC connection, opened by the node with the lower
  * index; every node also connects to itself (loopback), because an RMW on
  * a word that peers reach through the NIC must go through the NIC for
- * local callers too. A connector retries every RDMALOCK_RECONNECT_MS
- * until its peer is there, and again whenever the connection fails.
+ * local callers too. A connector tries again, for as long as the fabric
+ * exists, whenever an attempt or a connection fails, whatever failed: after
+ * RDMALOCK_RECONNECT_MIN_MS, doubling up to RDMALOCK_RECONNECT_MAX_MS, back
+ * to the minimum once a connection is ready. A connection, on either side,
+ * that is not up RDMALOCK_CONNECT_TIMEOUT_MS after it started is failed:
+ * no event may ever come for it (a CM request lost while a link was down
+ * is only retried by the CM seconds later, up to 15 times).
  *
  * Memory. Each node exposes one region (layout in fabric.h), physically
  * contiguous, registered with a fast-registration work request that grants
@@ -51,7 +56,10 @@
 
 #define RDMALOCK_RD_ATOMIC		16
 #define RDMALOCK_RESOLVE_TIMEOUT_MS	2000
-#define RDMALOCK_RECONNECT_MS		500
+#define RDMALOCK_RECONNECT_MIN_MS	250
+#define RDMALOCK_RECONNECT_MAX_MS	4000
+/* Address and route resolution, and one retry of a lost CM request. */
+#define RDMALOCK_CONNECT_TIMEOUT_MS	10000
 #define RDMALOCK_LOOPBACK_TIMEOUT_MS	10000
 
 static int rdmalock_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev);
@@ -87,13 +95,62 @@ void rdmalock_peer_fail(struct rdmalock_peer *peer, const char *why)
 	}
 }
 
+/*
+ * Offers @conn to users; the connecting succeeded, so the next failure
+ * retries soon again. Called under fabric->lock.
+ */
+static void rdmalock_conn_ready_locked(struct rdmalock_conn *conn)
+{
+	conn->ready = true;
+	if (conn->peer)
+		conn->peer->backoff_ms = RDMALOCK_RECONNECT_MIN_MS;
+}
+
 /* Offers a connection whose atomics work to users. */
 static void rdmalock_conn_set_ready(struct rdmalock_conn *conn)
 {
 	spin_lock_irq(&conn->fabric->lock);
 	if (conn->state == RDMALOCK_CONN_UP)
-		conn->ready = true;
+		rdmalock_conn_ready_locked(conn);
 	spin_unlock_irq(&conn->fabric->lock);
+}
+
+/* Schedules the next attempt to connect to @peer, unless the fabric stops. */
+static void rdmalock_peer_retry(struct rdmalock_peer *peer)
+{
+	struct rdmalock_fabric *fabric = peer->fabric;
+	unsigned int ms;
+
+	/* Under the lock: rdmalock_fabric_stop() cancels what is queued. */
+	spin_lock_irq(&fabric->lock);
+	if (!fabric->stopping) {
+		ms = peer->backoff_ms;
+		peer->backoff_ms = min_t(unsigned int, 2 * ms,
+					 RDMALOCK_RECONNECT_MAX_MS);
+		queue_delayed_work(fabric->wq, &peer->connect_work,
+				   msecs_to_jiffies(ms));
+	}
+	spin_unlock_irq(&fabric->lock);
+}
+
+/* A connection not up within its bound will never be: fail it. */
+static void rdmalock_conn_timeout(struct work_struct *work)
+{
+	struct rdmalock_conn *conn = container_of(to_delayed_work(work),
+						  struct rdmalock_conn,
+						  timeout_work);
+
+	if (READ_ONCE(conn->state) == RDMALOCK_CONN_CONNECTING)
+		rdmalock_conn_fail(conn, "connect timed out");
+	rdmalock_conn_put(conn);
+}
+
+/* Starts @conn's bound; the pending work holds a reference. */
+static void rdmalock_conn_arm_timeout(struct rdmalock_conn *conn)
+{
+	kref_get(&conn->ref);
+	queue_delayed_work(conn->fabric->wq, &conn->timeout_work,
+			   msecs_to_jiffies(RDMALOCK_CONNECT_TIMEOUT_MS));
 }
 
 static void rdmalock_conn_probe(struct work_struct *work)
@@ -133,6 +190,7 @@ static struct rdmalock_conn *rdmalock_conn_alloc(struct rdmalock_fabric *fabric,
 	sema_init(&conn->sq_slots, RDMALOCK_SYNC_SLOTS);
 	init_completion(&conn->up);
 	INIT_WORK(&conn->probe_work, rdmalock_conn_probe);
+	INIT_DELAYED_WORK(&conn->timeout_work, rdmalock_conn_timeout);
 	atomic_inc(&fabric->nconns);
 	return conn;
 }
@@ -163,8 +221,9 @@ static void rdmalock_conn_teardown(struct work_struct *work)
 						  teardown_work);
 	struct rdmalock_fabric *fabric = conn->fabric;
 	struct rdmalock_peer *peer = conn->peer;
-	bool reconnect;
 
+	if (cancel_delayed_work_sync(&conn->timeout_work))
+		rdmalock_conn_put(conn);
 	/* Wait out any post that saw the connection up; none can follow. */
 	spin_lock_irq(&conn->post_lock);
 	spin_unlock_irq(&conn->post_lock);
@@ -185,12 +244,8 @@ static void rdmalock_conn_teardown(struct work_struct *work)
 	/* Their answers would have come on this connection. */
 	rdmalock_rmw_fail_node(fabric, peer ? peer->node : fabric->attr.node_id);
 
-	spin_lock_irq(&fabric->lock);
-	reconnect = conn->active && !fabric->stopping;
-	spin_unlock_irq(&fabric->lock);
-	if (reconnect)
-		queue_delayed_work(fabric->wq, &peer->connect_work,
-				   msecs_to_jiffies(RDMALOCK_RECONNECT_MS));
+	if (conn->active)
+		rdmalock_peer_retry(peer);
 	rdmalock_conn_put(conn);
 }
 
@@ -464,6 +519,7 @@ static int rdmalock_cm_connect_request(struct rdmalock_fabric *fabric,
 	ret = rdmalock_conn_create_qp(conn);
 	if (ret)
 		goto err_free;
+	rdmalock_conn_arm_timeout(conn);
 	if (!loopback)
 		rdmalock_conn_set_remote(conn, req->private_data);
 
@@ -551,7 +607,8 @@ static void rdmalock_cm_established(struct rdmalock_conn *conn,
 		 */
 		if (peer && fabric->accepting) {
 			probe = !fabric->emulated;
-			conn->ready = fabric->emulated;
+			if (fabric->emulated)
+				rdmalock_conn_ready_locked(conn);
 		}
 	}
 	spin_unlock_irq(&fabric->lock);
@@ -624,13 +681,16 @@ static void rdmalock_peer_connect(struct work_struct *work)
 	int ret;
 
 	conn = rdmalock_conn_alloc(fabric, peer, true);
-	if (!conn)
-		goto retry;
+	if (!conn) {
+		rdmalock_peer_retry(peer);
+		return;
+	}
 	id = rdma_create_id(&init_net, rdmalock_cm_handler, &conn->cm_ctx,
 			    RDMA_PS_TCP, IB_QPT_RC);
 	if (IS_ERR(id)) {
 		rdmalock_conn_put(conn);
-		goto retry;
+		rdmalock_peer_retry(peer);
+		return;
 	}
 	conn->cm_id = id;
 
@@ -643,6 +703,7 @@ static void rdmalock_peer_connect(struct work_struct *work)
 	}
 	peer->conn = conn;
 	spin_unlock_irq(&fabric->lock);
+	rdmalock_conn_arm_timeout(conn);
 
 	/* Our address, but any port: the listener holds ours. */
 	src = fabric->attr.addrs[rdmalock_self(fabric)];
@@ -655,12 +716,6 @@ static void rdmalock_peer_connect(struct work_struct *work)
 				RDMALOCK_RESOLVE_TIMEOUT_MS);
 	if (ret)
 		rdmalock_conn_fail(conn, "address resolution failed");
-	return;
-
-retry:
-	if (!READ_ONCE(fabric->stopping))
-		queue_delayed_work(fabric->wq, &peer->connect_work,
-				   msecs_to_jiffies(RDMALOCK_RECONNECT_MS));
 }
 
 /* Verbs ---------------------------------------------------------------- */
@@ -887,12 +942,6 @@ static void rdmalock_fabric_stop(struct rdmalock_fabric *fabric)
 		rdmalock_conn_put(conns[i]);
 	}
 	wait_event(fabric->conns_gone, !atomic_read(&fabric->nconns));
-	/*
-	 * A teardown that ran before stopping was set may have queued a
-	 * reconnect after the first cancel; none can be queued after this.
-	 */
-	for (i = 0; i < fabric->attr.num_nodes; i++)
-		cancel_delayed_work_sync(&fabric->peers[i].connect_work);
 	flush_workqueue(fabric->wq);
 }
 
@@ -931,6 +980,7 @@ int rdmalock_fabric_create(const struct rdmalock_fabric_attr *attr,
 	for (i = 0; i < attr->num_nodes; i++) {
 		fabric->peers[i].fabric = fabric;
 		fabric->peers[i].node = i;
+		fabric->peers[i].backoff_ms = RDMALOCK_RECONNECT_MIN_MS;
 		INIT_DELAYED_WORK(&fabric->peers[i].connect_work,
 				  rdmalock_peer_connect);
 	}
