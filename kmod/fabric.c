@@ -34,6 +34,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/delay.h>
 #include <linux/dma-mapping.h>
 #include <linux/gfp.h>
 #include <linux/in.h>
@@ -48,6 +49,7 @@
 #include <linux/workqueue.h>
 #include <net/ipv6.h>
 #include <net/net_namespace.h>
+#include <rdma/ib_cache.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
 
@@ -61,6 +63,7 @@
 /* Address and route resolution, and one retry of a lost CM request. */
 #define RDMALOCK_CONNECT_TIMEOUT_MS	10000
 #define RDMALOCK_LOOPBACK_TIMEOUT_MS	10000
+#define RDMALOCK_PORT_POLL_MS		250
 
 static int rdmalock_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev);
 
@@ -211,6 +214,25 @@ void rdmalock_conn_put(struct rdmalock_conn *conn)
 }
 
 /*
+ * Destroying a cm_id whose exchange has started sends a CM message (a
+ * disconnect request or a reject). Soft-RoCE, sending one with no route
+ * (the link is down), puts its CM QP (QP1) in the error state, which
+ * flushes its receives, and the MAD layer never posts them again: the
+ * node could never connect again. So that message waits until the port
+ * is active again, or until the fabric stops.
+ */
+static void rdmalock_conn_wait_port(struct rdmalock_conn *conn)
+{
+	struct rdma_cm_id *id = conn->cm_id;
+	enum ib_port_state state;
+
+	while (!READ_ONCE(conn->fabric->stopping) &&
+	       !ib_get_cached_port_state(id->device, id->port_num, &state) &&
+	       state != IB_PORT_ACTIVE)
+		msleep(RDMALOCK_PORT_POLL_MS);
+}
+
+/*
  * Runs in process context once a connection has failed: nothing can be
  * posted any more (state is FAILED), so flush what is outstanding and
  * free the verbs resources, then let a connector try again.
@@ -229,10 +251,14 @@ static void rdmalock_conn_teardown(struct work_struct *work)
 	spin_unlock_irq(&conn->post_lock);
 	/* A cm handler making the QP now finishes first, or sees FAILED. */
 	mutex_lock(&conn->setup_lock);
-	if (conn->cm_id->qp) {
-		rdma_disconnect(conn->cm_id);
-		/* Every posted request completes, flushed, before this returns. */
+	/* Every posted request completes, flushed, before this returns. */
+	if (conn->cm_id->qp)
 		ib_drain_qp(conn->cm_id->qp);
+	/* Their answers would have come on this connection. */
+	rdmalock_rmw_fail_node(fabric, peer ? peer->node : fabric->attr.node_id);
+	if (conn->cm_id->qp) {
+		rdmalock_conn_wait_port(conn);
+		rdma_disconnect(conn->cm_id);
 		rdma_destroy_qp(conn->cm_id);
 	}
 	if (conn->cq)
@@ -241,8 +267,6 @@ static void rdmalock_conn_teardown(struct work_struct *work)
 	rdmalock_msg_ring_free(conn);
 	mutex_unlock(&conn->setup_lock);
 	rdma_destroy_id(conn->cm_id);
-	/* Their answers would have come on this connection. */
-	rdmalock_rmw_fail_node(fabric, peer ? peer->node : fabric->attr.node_id);
 
 	if (conn->active)
 		rdmalock_peer_retry(peer);
