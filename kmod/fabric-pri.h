@@ -9,6 +9,7 @@
 
 #include <linux/completion.h>
 #include <linux/kref.h>
+#include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/semaphore.h>
 #include <linux/spinlock.h>
@@ -95,6 +96,8 @@ struct rdmalock_peer {
 struct rdmalock_fabric {
 	struct rdmalock_cm_ctx cm_ctx;
 	struct rdmalock_fabric_attr attr;
+	struct list_head entry;		/* rdmalock_fabrics, see fabric.c */
+	bool detached;			/* from its device; rdmalock_fabrics_mutex */
 	struct workqueue_struct *wq;
 	struct rdma_cm_id *listen_id;
 	struct ib_device *device;

@@ -22,6 +22,13 @@
  * The connect request and its reply carry each side's region address and
  * rkey (struct rdmalock_cm_pdata).
  *
+ * Devices. A fabric lives on the RDMA device its address is on. When that
+ * device goes away, the ib_client's remove callback detaches every fabric
+ * on it: connections, listener, region registration and protection domain
+ * go at once, as rdma_cm waits for every cm_id on the device to be
+ * destroyed before the device can go. The fabric stays, with every node
+ * down, until it is destroyed; it does not come back with a new device.
+ *
  * Verbs are in fabric-verbs.c, messages and heartbeats in fabric-msg.c.
  *
  * Lifetime. A connection (struct rdmalock_conn) is referenced by its peer
@@ -66,6 +73,10 @@
 #define RDMALOCK_PORT_POLL_MS		250
 
 static int rdmalock_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev);
+
+/* Every fabric created; detaching one from its device takes the mutex. */
+static LIST_HEAD(rdmalock_fabrics);
+static DEFINE_MUTEX(rdmalock_fabrics_mutex);
 
 static u32 rdmalock_self(const struct rdmalock_fabric *fabric)
 {
@@ -806,11 +817,17 @@ err_free:
 	return ret;
 }
 
-static void rdmalock_region_free(struct rdmalock_fabric *fabric)
+/* What of the region is the device's; the memory stays for the CPU. */
+static void rdmalock_region_unmap(struct rdmalock_fabric *fabric)
 {
 	ib_dereg_mr(fabric->mr);
 	ib_dma_unmap_single(fabric->device, fabric->region_dma,
 			    fabric->region_len, DMA_BIDIRECTIONAL);
+}
+
+static void rdmalock_region_free(struct rdmalock_fabric *fabric)
+{
+	rdmalock_region_unmap(fabric);
 	free_pages_exact(fabric->region, fabric->region_len);
 }
 
@@ -935,7 +952,7 @@ static int rdmalock_fabric_bootstrap(struct rdmalock_fabric *fabric)
 }
 
 /* Fails every connection and waits until all are torn down and freed. */
-static void rdmalock_fabric_stop(struct rdmalock_fabric *fabric)
+static void rdmalock_fabric_stop(struct rdmalock_fabric *fabric, const char *why)
 {
 	struct rdmalock_conn *conns[RDMALOCK_MAX_NODES + 1];
 	unsigned int i, n = 0;
@@ -962,7 +979,7 @@ static void rdmalock_fabric_stop(struct rdmalock_fabric *fabric)
 	spin_unlock_irq(&fabric->lock);
 
 	for (i = 0; i < n; i++) {
-		rdmalock_conn_fail(conns[i], "domain destroyed");
+		rdmalock_conn_fail(conns[i], why);
 		rdmalock_conn_put(conns[i]);
 	}
 	wait_event(fabric->conns_gone, !atomic_read(&fabric->nconns));
@@ -1037,11 +1054,14 @@ int rdmalock_fabric_create(const struct rdmalock_fabric_attr *attr,
 	for (i = rdmalock_self(fabric) + 1; i < attr->num_nodes; i++)
 		queue_delayed_work(fabric->wq, &fabric->peers[i].connect_work, 0);
 	rdmalock_msg_start(fabric);
+	mutex_lock(&rdmalock_fabrics_mutex);
+	list_add_tail(&fabric->entry, &rdmalock_fabrics);
+	mutex_unlock(&rdmalock_fabrics_mutex);
 	*fabricp = fabric;
 	return 0;
 
 err_stop:
-	rdmalock_fabric_stop(fabric);
+	rdmalock_fabric_stop(fabric, "domain destroyed");
 	rdmalock_rmw_destroy(fabric);
 	rdmalock_region_free(fabric);
 err_pd:
@@ -1056,6 +1076,49 @@ err_free:
 	return ret;
 }
 
+/*
+ * Lets go of everything @fabric has on its device, once: after this every
+ * node is down for good and every verb fails with -ENOTCONN. Called under
+ * rdmalock_fabrics_mutex.
+ */
+static void rdmalock_fabric_detach(struct rdmalock_fabric *fabric,
+				   const char *why)
+{
+	if (fabric->detached)
+		return;
+	rdmalock_fabric_stop(fabric, why);
+	rdmalock_region_unmap(fabric);
+	ib_dealloc_pd(fabric->pd);
+	fabric->detached = true;
+}
+
+/**
+ * rdmalock_fabric_remove_device() - detach every fabric from a departing device
+ * @device: the RDMA device being unregistered
+ *
+ * Every fabric on @device loses its connections, listener, registration
+ * and protection domain before this returns, so that the device's
+ * unregistration does not wait for the domains to be destroyed. The
+ * fabrics stay, with every node down, until rdmalock_fabric_destroy().
+ *
+ * Context: process context (the ib_client's remove callback); sleeps
+ * until the connections are torn down.
+ */
+void rdmalock_fabric_remove_device(struct ib_device *device)
+{
+	struct rdmalock_fabric *fabric;
+
+	mutex_lock(&rdmalock_fabrics_mutex);
+	list_for_each_entry(fabric, &rdmalock_fabrics, entry) {
+		if (fabric->device != device || fabric->detached)
+			continue;
+		pr_warn("%s: RDMA device %s removed: every node is down until the domain is destroyed\n",
+			fabric->attr.name, dev_name(&device->dev));
+		rdmalock_fabric_detach(fabric, "device removed");
+	}
+	mutex_unlock(&rdmalock_fabrics_mutex);
+}
+
 /**
  * rdmalock_fabric_destroy() - disconnect from every node and free it all
  * @fabric: the fabric; no verb may be in flight or started on it
@@ -1064,10 +1127,13 @@ err_free:
  */
 void rdmalock_fabric_destroy(struct rdmalock_fabric *fabric)
 {
-	rdmalock_fabric_stop(fabric);
+	/* Under the mutex: a device removal meanwhile waits for the detach. */
+	mutex_lock(&rdmalock_fabrics_mutex);
+	list_del(&fabric->entry);
+	rdmalock_fabric_detach(fabric, "domain destroyed");
+	mutex_unlock(&rdmalock_fabrics_mutex);
 	rdmalock_rmw_destroy(fabric);
-	rdmalock_region_free(fabric);
-	ib_dealloc_pd(fabric->pd);
+	free_pages_exact(fabric->region, fabric->region_len);
 	destroy_workqueue(fabric->wq);
 	kfree(fabric);
 }
