@@ -9,6 +9,7 @@
 
 #include <linux/completion.h>
 #include <linux/kref.h>
+#include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/semaphore.h>
 #include <linux/spinlock.h>
@@ -74,6 +75,7 @@ struct rdmalock_conn {
 	u32 rmw_next;			/* next id, under rmw_pending's lock */
 	struct semaphore sq_slots;
 	struct completion up;
+	struct delayed_work timeout_work;	/* bounds the connecting */
 	struct work_struct teardown_work;
 };
 
@@ -96,12 +98,15 @@ struct rdmalock_peer {
 	u32 failures;
 	unsigned long failure_logged;
 	struct delayed_work connect_work;
+	unsigned int backoff_ms;	/* before the next attempt; fabric->lock */
 	struct rdmalock_verb_counters verbs[RDMALOCK_VERB_MAX];
 };
 
 struct rdmalock_fabric {
 	struct rdmalock_cm_ctx cm_ctx;
 	struct rdmalock_fabric_attr attr;
+	struct list_head entry;		/* rdmalock_fabrics, see fabric.c */
+	bool detached;			/* from its device; rdmalock_fabrics_mutex */
 	struct workqueue_struct *wq;
 	struct rdma_cm_id *listen_id;
 	struct ib_device *device;
@@ -109,6 +114,7 @@ struct rdmalock_fabric {
 	void *region;
 	size_t region_len;
 	dma_addr_t region_dma;
+	struct device *region_dma_dev;	/* coherent region's; NULL: pages */
 	struct ib_mr *mr;
 	/*
 	 * The rkey of the region's current or last registration, which a

@@ -6,8 +6,13 @@
  * there is exactly one RC connection, opened by the node with the lower
  * index; every node also connects to itself (loopback), because an RMW on
  * a word that peers reach through the NIC must go through the NIC for
- * local callers too. A connector retries every RDMALOCK_RECONNECT_MS
- * until its peer is there, and again whenever the connection fails.
+ * local callers too. A connector tries again, for as long as the fabric
+ * exists, whenever an attempt or a connection fails, whatever failed: after
+ * RDMALOCK_RECONNECT_MIN_MS, doubling up to RDMALOCK_RECONNECT_MAX_MS, back
+ * to the minimum once a connection is ready. A connection, on either side,
+ * that is not up RDMALOCK_CONNECT_TIMEOUT_MS after it started is failed:
+ * no event may ever come for it (a CM request lost while a link was down
+ * is only retried by the CM seconds later, up to 15 times).
  *
  * Memory. Each node exposes one region (layout in fabric.h), contiguous
  * coherent memory, registered with a fast-registration work request that
@@ -18,6 +23,13 @@
  * request and its reply carry each side's region address and rkey
  * (struct rdmalock_cm_pdata). When a peer invalidates the region, it is
  * registered again under a new rkey and every peer reconnects to learn it.
+ *
+ * Devices. A fabric lives on the RDMA device its address is on. When that
+ * device goes away, the ib_client's remove callback detaches every fabric
+ * on it: connections, listener, region registration and protection domain
+ * go at once, as rdma_cm waits for every cm_id on the device to be
+ * destroyed before the device can go. The fabric stays, with every node
+ * down, until it is destroyed; it does not come back with a new device.
  *
  * Verbs are in fabric-verbs.c, messages and heartbeats in fabric-msg.c.
  *
@@ -31,6 +43,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/delay.h>
 #include <linux/dma-mapping.h>
 #include <linux/gfp.h>
 #include <linux/in.h>
@@ -45,6 +58,7 @@
 #include <linux/workqueue.h>
 #include <net/ipv6.h>
 #include <net/net_namespace.h>
+#include <rdma/ib_cache.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
 
@@ -53,11 +67,19 @@
 
 #define RDMALOCK_RD_ATOMIC		16
 #define RDMALOCK_RESOLVE_TIMEOUT_MS	2000
-#define RDMALOCK_RECONNECT_MS		500
+#define RDMALOCK_RECONNECT_MIN_MS	250
+#define RDMALOCK_RECONNECT_MAX_MS	4000
+/* Address and route resolution, and one retry of a lost CM request. */
+#define RDMALOCK_CONNECT_TIMEOUT_MS	10000
 #define RDMALOCK_LOOPBACK_TIMEOUT_MS	10000
 #define RDMALOCK_FAILURE_LOG_MS		60000
+#define RDMALOCK_PORT_POLL_MS		250
 
 static int rdmalock_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev);
+
+/* Every fabric created; detaching one from its device takes the mutex. */
+static LIST_HEAD(rdmalock_fabrics);
+static DEFINE_MUTEX(rdmalock_fabrics_mutex);
 
 static u32 rdmalock_self(const struct rdmalock_fabric *fabric)
 {
@@ -90,13 +112,62 @@ void rdmalock_peer_fail(struct rdmalock_peer *peer, const char *why)
 	}
 }
 
+/*
+ * Offers @conn to users; the connecting succeeded, so the next failure
+ * retries soon again. Called under fabric->lock.
+ */
+static void rdmalock_conn_ready_locked(struct rdmalock_conn *conn)
+{
+	conn->ready = true;
+	if (conn->peer)
+		conn->peer->backoff_ms = RDMALOCK_RECONNECT_MIN_MS;
+}
+
 /* Offers a connection whose atomics work to users. */
 static void rdmalock_conn_set_ready(struct rdmalock_conn *conn)
 {
 	spin_lock_irq(&conn->fabric->lock);
 	if (conn->state == RDMALOCK_CONN_UP)
-		conn->ready = true;
+		rdmalock_conn_ready_locked(conn);
 	spin_unlock_irq(&conn->fabric->lock);
+}
+
+/* Schedules the next attempt to connect to @peer, unless the fabric stops. */
+static void rdmalock_peer_retry(struct rdmalock_peer *peer)
+{
+	struct rdmalock_fabric *fabric = peer->fabric;
+	unsigned int ms;
+
+	/* Under the lock: rdmalock_fabric_stop() cancels what is queued. */
+	spin_lock_irq(&fabric->lock);
+	if (!fabric->stopping) {
+		ms = peer->backoff_ms;
+		peer->backoff_ms = min_t(unsigned int, 2 * ms,
+					 RDMALOCK_RECONNECT_MAX_MS);
+		queue_delayed_work(fabric->wq, &peer->connect_work,
+				   msecs_to_jiffies(ms));
+	}
+	spin_unlock_irq(&fabric->lock);
+}
+
+/* A connection not up within its bound will never be: fail it. */
+static void rdmalock_conn_timeout(struct work_struct *work)
+{
+	struct rdmalock_conn *conn = container_of(to_delayed_work(work),
+						  struct rdmalock_conn,
+						  timeout_work);
+
+	if (READ_ONCE(conn->state) == RDMALOCK_CONN_CONNECTING)
+		rdmalock_conn_fail(conn, "connect timed out");
+	rdmalock_conn_put(conn);
+}
+
+/* Starts @conn's bound; the pending work holds a reference. */
+static void rdmalock_conn_arm_timeout(struct rdmalock_conn *conn)
+{
+	kref_get(&conn->ref);
+	queue_delayed_work(conn->fabric->wq, &conn->timeout_work,
+			   msecs_to_jiffies(RDMALOCK_CONNECT_TIMEOUT_MS));
 }
 
 static void rdmalock_conn_probe(struct work_struct *work)
@@ -137,6 +208,7 @@ static struct rdmalock_conn *rdmalock_conn_alloc(struct rdmalock_fabric *fabric,
 	init_completion(&conn->up);
 	INIT_WORK(&conn->probe_work, rdmalock_conn_probe);
 	rdmalock_rmw_conn_init(conn);
+	INIT_DELAYED_WORK(&conn->timeout_work, rdmalock_conn_timeout);
 	atomic_inc(&fabric->nconns);
 	return conn;
 }
@@ -157,6 +229,25 @@ void rdmalock_conn_put(struct rdmalock_conn *conn)
 }
 
 /*
+ * Destroying a cm_id whose exchange has started sends a CM message (a
+ * disconnect request or a reject). Soft-RoCE, sending one with no route
+ * (the link is down), puts its CM QP (QP1) in the error state, which
+ * flushes its receives, and the MAD layer never posts them again: the
+ * node could never connect again. So that message waits until the port
+ * is active again, or until the fabric stops.
+ */
+static void rdmalock_conn_wait_port(struct rdmalock_conn *conn)
+{
+	struct rdma_cm_id *id = conn->cm_id;
+	enum ib_port_state state;
+
+	while (!READ_ONCE(conn->fabric->stopping) &&
+	       !ib_get_cached_port_state(id->device, id->port_num, &state) &&
+	       state != IB_PORT_ACTIVE)
+		msleep(RDMALOCK_PORT_POLL_MS);
+}
+
+/*
  * Runs in process context once a connection has failed: nothing can be
  * posted any more (state is FAILED), so flush what is outstanding and
  * free the verbs resources, then let a connector try again.
@@ -167,17 +258,22 @@ static void rdmalock_conn_teardown(struct work_struct *work)
 						  teardown_work);
 	struct rdmalock_fabric *fabric = conn->fabric;
 	struct rdmalock_peer *peer = conn->peer;
-	bool reconnect;
 
+	if (cancel_delayed_work_sync(&conn->timeout_work))
+		rdmalock_conn_put(conn);
 	/* Wait out any post that saw the connection up; none can follow. */
 	spin_lock_irq(&conn->post_lock);
 	spin_unlock_irq(&conn->post_lock);
 	/* A cm handler making the QP now finishes first, or sees FAILED. */
 	mutex_lock(&conn->setup_lock);
-	if (conn->cm_id->qp) {
-		rdma_disconnect(conn->cm_id);
-		/* Every posted request completes, flushed, before this returns. */
+	/* Every posted request completes, flushed, before this returns. */
+	if (conn->cm_id->qp)
 		ib_drain_qp(conn->cm_id->qp);
+	/* Their answers would have come on this connection. */
+	rdmalock_rmw_fail_conn(conn);
+	if (conn->cm_id->qp) {
+		rdmalock_conn_wait_port(conn);
+		rdma_disconnect(conn->cm_id);
 		rdma_destroy_qp(conn->cm_id);
 	}
 	if (conn->cq)
@@ -186,15 +282,9 @@ static void rdmalock_conn_teardown(struct work_struct *work)
 	rdmalock_msg_ring_free(conn);
 	mutex_unlock(&conn->setup_lock);
 	rdma_destroy_id(conn->cm_id);
-	/* Their answers would have come on this connection. */
-	rdmalock_rmw_fail_conn(conn);
 
-	spin_lock_irq(&fabric->lock);
-	reconnect = conn->active && !fabric->stopping;
-	spin_unlock_irq(&fabric->lock);
-	if (reconnect)
-		queue_delayed_work(fabric->wq, &peer->connect_work,
-				   msecs_to_jiffies(RDMALOCK_RECONNECT_MS));
+	if (conn->active)
+		rdmalock_peer_retry(peer);
 	rdmalock_conn_put(conn);
 }
 
@@ -505,6 +595,7 @@ static int rdmalock_cm_connect_request(struct rdmalock_fabric *fabric,
 	ret = rdmalock_conn_create_qp(conn);
 	if (ret)
 		goto err_free;
+	rdmalock_conn_arm_timeout(conn);
 	if (!loopback)
 		rdmalock_conn_set_remote(conn, req->private_data);
 
@@ -621,7 +712,8 @@ static void rdmalock_cm_established(struct rdmalock_conn *conn,
 		 */
 		if (peer && fabric->accepting) {
 			probe = !fabric->emulated;
-			conn->ready = fabric->emulated;
+			if (fabric->emulated)
+				rdmalock_conn_ready_locked(conn);
 		}
 		/* What came before this event is handled from now on. */
 		rdmalock_msg_conn_up(conn);
@@ -699,13 +791,16 @@ static void rdmalock_peer_connect(struct work_struct *work)
 	int ret;
 
 	conn = rdmalock_conn_alloc(fabric, peer, true);
-	if (!conn)
-		goto retry;
+	if (!conn) {
+		rdmalock_peer_retry(peer);
+		return;
+	}
 	id = rdma_create_id(&init_net, rdmalock_cm_handler, &conn->cm_ctx,
 			    RDMA_PS_TCP, IB_QPT_RC);
 	if (IS_ERR(id)) {
 		rdmalock_conn_put(conn);
-		goto retry;
+		rdmalock_peer_retry(peer);
+		return;
 	}
 	conn->cm_id = id;
 
@@ -718,6 +813,7 @@ static void rdmalock_peer_connect(struct work_struct *work)
 	}
 	peer->conn = conn;
 	spin_unlock_irq(&fabric->lock);
+	rdmalock_conn_arm_timeout(conn);
 
 	/* Our address, but any port: the listener holds ours. */
 	src = fabric->attr.addrs[rdmalock_self(fabric)];
@@ -730,12 +826,6 @@ static void rdmalock_peer_connect(struct work_struct *work)
 				RDMALOCK_RESOLVE_TIMEOUT_MS);
 	if (ret)
 		rdmalock_conn_fail(conn, "address resolution failed");
-	return;
-
-retry:
-	if (!READ_ONCE(fabric->stopping))
-		queue_delayed_work(fabric->wq, &peer->connect_work,
-				   msecs_to_jiffies(RDMALOCK_RECONNECT_MS));
 }
 
 /* Verbs ---------------------------------------------------------------- */
@@ -775,24 +865,30 @@ static int rdmalock_region_mem_alloc(struct rdmalock_fabric *fabric)
 		fabric->region = alloc_pages_exact(fabric->region_len,
 						   GFP_KERNEL | __GFP_ZERO);
 		fabric->region_dma = (uintptr_t)fabric->region;
-	} else {
-		fabric->region = dma_alloc_coherent(dev->dma_device,
-						    fabric->region_len,
-						    &fabric->region_dma,
-						    GFP_KERNEL);
+		return fabric->region ? 0 : -ENOMEM;
 	}
-	return fabric->region ? 0 : -ENOMEM;
+	fabric->region = dma_alloc_coherent(dev->dma_device, fabric->region_len,
+					    &fabric->region_dma, GFP_KERNEL);
+	if (!fabric->region)
+		return -ENOMEM;
+	/*
+	 * The memory outlives a detach from the device (its users still
+	 * read it), and so must the device it was allocated for.
+	 */
+	fabric->region_dma_dev = get_device(dev->dma_device);
+	return 0;
 }
 
 static void rdmalock_region_mem_free(struct rdmalock_fabric *fabric)
 {
-	struct ib_device *dev = fabric->device;
-
-	if (ib_uses_virt_dma(dev))
+	if (!fabric->region_dma_dev) {
 		free_pages_exact(fabric->region, fabric->region_len);
-	else
-		dma_free_coherent(dev->dma_device, fabric->region_len,
-				  fabric->region, fabric->region_dma);
+		return;
+	}
+	dma_free_coherent(fabric->region_dma_dev, fabric->region_len,
+			  fabric->region, fabric->region_dma);
+	put_device(fabric->region_dma_dev);
+	fabric->region_dma_dev = NULL;
 }
 
 static int rdmalock_region_alloc(struct rdmalock_fabric *fabric)
@@ -830,9 +926,15 @@ err_free:
 	return ret;
 }
 
-static void rdmalock_region_free(struct rdmalock_fabric *fabric)
+/* What of the region is the device's; the memory stays for the CPU. */
+static void rdmalock_region_unmap(struct rdmalock_fabric *fabric)
 {
 	ib_dereg_mr(fabric->mr);
+}
+
+static void rdmalock_region_free(struct rdmalock_fabric *fabric)
+{
+	rdmalock_region_unmap(fabric);
 	rdmalock_region_mem_free(fabric);
 }
 
@@ -1118,7 +1220,7 @@ static void rdmalock_region_renew(struct work_struct *work)
 	if (ret) {
 		if (!READ_ONCE(fabric->stopping))
 			queue_delayed_work(fabric->wq, &fabric->region_work,
-					   msecs_to_jiffies(RDMALOCK_RECONNECT_MS));
+					   msecs_to_jiffies(RDMALOCK_RECONNECT_MIN_MS));
 		return;
 	}
 	rdmalock_fabric_accept(fabric);
@@ -1127,7 +1229,7 @@ static void rdmalock_region_renew(struct work_struct *work)
 }
 
 /* Fails every connection and waits until all are torn down and freed. */
-static void rdmalock_fabric_stop(struct rdmalock_fabric *fabric)
+static void rdmalock_fabric_stop(struct rdmalock_fabric *fabric, const char *why)
 {
 	unsigned int i;
 
@@ -1142,16 +1244,10 @@ static void rdmalock_fabric_stop(struct rdmalock_fabric *fabric)
 		rdma_destroy_id(fabric->listen_id);
 	fabric->listen_id = NULL;
 
-	rdmalock_fabric_fail_all(fabric, "domain destroyed");
+	rdmalock_fabric_fail_all(fabric, why);
 	/* A re-registration sees its loopback fail, and stops. */
 	cancel_delayed_work_sync(&fabric->region_work);
 	wait_event(fabric->conns_gone, !atomic_read(&fabric->nconns));
-	/*
-	 * A teardown that ran before stopping was set may have queued a
-	 * reconnect after the first cancel; none can be queued after this.
-	 */
-	for (i = 0; i < fabric->attr.num_nodes; i++)
-		cancel_delayed_work_sync(&fabric->peers[i].connect_work);
 	flush_workqueue(fabric->wq);
 }
 
@@ -1192,6 +1288,7 @@ int rdmalock_fabric_create(const struct rdmalock_fabric_attr *attr,
 	for (i = 0; i < attr->num_nodes; i++) {
 		fabric->peers[i].fabric = fabric;
 		fabric->peers[i].node = i;
+		fabric->peers[i].backoff_ms = RDMALOCK_RECONNECT_MIN_MS;
 		INIT_DELAYED_WORK(&fabric->peers[i].connect_work,
 				  rdmalock_peer_connect);
 	}
@@ -1218,11 +1315,14 @@ int rdmalock_fabric_create(const struct rdmalock_fabric_attr *attr,
 		goto err_stop;
 	rdmalock_fabric_accept(fabric);
 	rdmalock_msg_start(fabric);
+	mutex_lock(&rdmalock_fabrics_mutex);
+	list_add_tail(&fabric->entry, &rdmalock_fabrics);
+	mutex_unlock(&rdmalock_fabrics_mutex);
 	*fabricp = fabric;
 	return 0;
 
 err_stop:
-	rdmalock_fabric_stop(fabric);
+	rdmalock_fabric_stop(fabric, "domain destroyed");
 	rdmalock_region_free(fabric);
 err_pd:
 	ib_dealloc_pd(fabric->pd);
@@ -1236,6 +1336,49 @@ err_free:
 	return ret;
 }
 
+/*
+ * Lets go of everything @fabric has on its device, once: after this every
+ * node is down for good and every verb fails with -ENOTCONN. Called under
+ * rdmalock_fabrics_mutex.
+ */
+static void rdmalock_fabric_detach(struct rdmalock_fabric *fabric,
+				   const char *why)
+{
+	if (fabric->detached)
+		return;
+	rdmalock_fabric_stop(fabric, why);
+	rdmalock_region_unmap(fabric);
+	ib_dealloc_pd(fabric->pd);
+	fabric->detached = true;
+}
+
+/**
+ * rdmalock_fabric_remove_device() - detach every fabric from a departing device
+ * @device: the RDMA device being unregistered
+ *
+ * Every fabric on @device loses its connections, listener, registration
+ * and protection domain before this returns, so that the device's
+ * unregistration does not wait for the domains to be destroyed. The
+ * fabrics stay, with every node down, until rdmalock_fabric_destroy().
+ *
+ * Context: process context (the ib_client's remove callback); sleeps
+ * until the connections are torn down.
+ */
+void rdmalock_fabric_remove_device(struct ib_device *device)
+{
+	struct rdmalock_fabric *fabric;
+
+	mutex_lock(&rdmalock_fabrics_mutex);
+	list_for_each_entry(fabric, &rdmalock_fabrics, entry) {
+		if (fabric->device != device || fabric->detached)
+			continue;
+		pr_warn("%s: RDMA device %s removed: every node is down until the domain is destroyed\n",
+			fabric->attr.name, dev_name(&device->dev));
+		rdmalock_fabric_detach(fabric, "device removed");
+	}
+	mutex_unlock(&rdmalock_fabrics_mutex);
+}
+
 /**
  * rdmalock_fabric_destroy() - disconnect from every node and free it all
  * @fabric: the fabric; no verb may be in flight or started on it
@@ -1244,9 +1387,12 @@ err_free:
  */
 void rdmalock_fabric_destroy(struct rdmalock_fabric *fabric)
 {
-	rdmalock_fabric_stop(fabric);
-	rdmalock_region_free(fabric);
-	ib_dealloc_pd(fabric->pd);
+	/* Under the mutex: a device removal meanwhile waits for the detach. */
+	mutex_lock(&rdmalock_fabrics_mutex);
+	list_del(&fabric->entry);
+	rdmalock_fabric_detach(fabric, "domain destroyed");
+	mutex_unlock(&rdmalock_fabrics_mutex);
+	rdmalock_region_mem_free(fabric);
 	destroy_workqueue(fabric->wq);
 	kfree(fabric);
 }

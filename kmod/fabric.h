@@ -177,6 +177,7 @@ int rdmalock_fabric_send(struct rdmalock_fabric *fabric, u32 node, u8 type,
 int rdmalock_fabric_create(const struct rdmalock_fabric_attr *attr,
 			   struct rdmalock_fabric **fabricp);
 void rdmalock_fabric_destroy(struct rdmalock_fabric *fabric);
+void rdmalock_fabric_remove_device(struct ib_device *device);
 
 size_t rdmalock_fabric_region_len(const struct rdmalock_fabric *fabric);
 void *rdmalock_fabric_local(struct rdmalock_fabric *fabric, u64 offset, u32 len);
