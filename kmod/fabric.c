@@ -256,7 +256,6 @@ static void rdmalock_conn_teardown(struct work_struct *work)
 {
 	struct rdmalock_conn *conn = container_of(work, struct rdmalock_conn,
 						  teardown_work);
-	struct rdmalock_fabric *fabric = conn->fabric;
 	struct rdmalock_peer *peer = conn->peer;
 
 	if (cancel_delayed_work_sync(&conn->timeout_work))
