@@ -389,8 +389,10 @@ int rdmalock_fabric_send(struct rdmalock_fabric *fabric, u32 node, u8 type,
 	    type >= RDMALOCK_MSG_TYPES || len > RDMALOCK_MSG_MAX_PAYLOAD)
 		return -EINVAL;
 	s = kmalloc(sizeof(*s), GFP_ATOMIC);
-	if (!s)
+	if (!s) {
+		atomic64_inc(&fabric->peers[node].verbs[RDMALOCK_VERB_SEND].failed);
 		return -ENOMEM;
+	}
 	s->cnt = &fabric->peers[node].verbs[RDMALOCK_VERB_SEND];
 	conn = rdmalock_peer_get_conn(&fabric->peers[node]);
 	if (!conn) {

@@ -381,8 +381,10 @@ static int rdmalock_conn_verb_sync(struct rdmalock_conn *conn, u32 node,
 	if (ret)
 		return ret;
 	op->buf = kmalloc(op->len ?: 1, GFP_KERNEL);
-	if (!op->buf)
+	if (!op->buf) {
+		atomic64_inc(&op->cnt->failed);
 		return -ENOMEM;
+	}
 	if (op->dir == DMA_TO_DEVICE)
 		memcpy(op->buf, buf, op->len);
 	ret = rdmalock_conn_post_wait(conn, sync, &v->wr);
