@@ -22,6 +22,7 @@
 #include <linux/jiffies.h>
 #include <linux/slab.h>
 
+#include "fabric-fault.h"
 #include "fabric-pri.h"
 #include "rdmalock-pri.h"
 
@@ -86,7 +87,13 @@ VISIBLE_IF_KUNIT int rdmalock_msg_check(const void *buf, u32 byte_len,
 }
 EXPORT_SYMBOL_IF_KUNIT(rdmalock_msg_check);
 
-static u32 rdmalock_conn_node(const struct rdmalock_conn *conn)
+/**
+ * rdmalock_conn_node() - the node a connection is with
+ * @conn: the connection
+ *
+ * Return: the peer's node id; this node's for either end of the loopback.
+ */
+u32 rdmalock_conn_node(const struct rdmalock_conn *conn)
 {
 	/* The loopback's passive end has no peer slot: it is us. */
 	return conn->peer ? conn->peer->node : conn->fabric->attr.node_id;
@@ -183,8 +190,18 @@ void rdmalock_msg_ring_free(struct rdmalock_conn *conn)
 	conn->ring = NULL;
 }
 
-static void rdmalock_msg_dispatch(struct rdmalock_fabric *fabric, u32 node,
-				  u8 type, const void *payload, u32 len)
+/**
+ * rdmalock_msg_dispatch() - hand a valid message to its type's handler
+ * @fabric: the fabric
+ * @node: the sender
+ * @type: the message's type
+ * @payload: its payload
+ * @len: the payload's length
+ *
+ * Context: softirq, or bottom halves disabled; per sender, one at a time.
+ */
+void rdmalock_msg_dispatch(struct rdmalock_fabric *fabric, u32 node, u8 type,
+			   const void *payload, u32 len)
 {
 	struct rdmalock_msg_handler *h = &fabric->handlers[type];
 	rdmalock_msg_fn *fn;
@@ -216,13 +233,19 @@ static void rdmalock_msg_repost(struct rdmalock_msg_slot *slot)
 		rdmalock_conn_fail(conn, "cannot repost a receive");
 }
 
-/*
- * A WRITE with immediate has landed: its data is in our region, its
- * receive buffer holds nothing. It carries no sequence number, so it
- * does not disturb the messages' order check.
+/**
+ * rdmalock_imm_dispatch() - hand a WRITE with immediate to its handler
+ * @fabric: the fabric
+ * @node: the writer
+ * @imm: the immediate data
+ *
+ * The write has landed: its data is in our region, its receive buffer
+ * holds nothing. It carries no sequence number, so it does not disturb
+ * the messages' order check.
+ *
+ * Context: as rdmalock_msg_dispatch().
  */
-static void rdmalock_imm_dispatch(struct rdmalock_fabric *fabric, u32 node,
-				  u32 imm)
+void rdmalock_imm_dispatch(struct rdmalock_fabric *fabric, u32 node, u32 imm)
 {
 	/* Pairs with the release in rdmalock_fabric_set_imm_handler(). */
 	rdmalock_imm_fn *fn = smp_load_acquire(&fabric->imm_handler.fn);
@@ -244,7 +267,7 @@ static void rdmalock_msg_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct rdmalock_msg_ring *ring = slot->ring;
 	struct rdmalock_conn *conn = ring->conn;
 	struct rdmalock_fabric *fabric = conn->fabric;
-	u32 node = rdmalock_conn_node(conn), len;
+	u32 node = rdmalock_conn_node(conn), len, imm;
 	struct rdmalock_verb_counters *cnt;
 	u64 dma = ring->dma + slot->index * RDMALOCK_MSG_SIZE;
 	void *buf = ring->bufs + slot->index * RDMALOCK_MSG_SIZE;
@@ -260,7 +283,9 @@ static void rdmalock_msg_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	if (READ_ONCE(conn->state) == RDMALOCK_CONN_FAILED)
 		return;
 	if (wc->opcode == IB_WC_RECV_RDMA_WITH_IMM) {
-		rdmalock_imm_dispatch(fabric, node, be32_to_cpu(wc->ex.imm_data));
+		imm = be32_to_cpu(wc->ex.imm_data);
+		if (!rdmalock_fault_hold_msg(conn, node, 0, &imm, sizeof(imm)))
+			rdmalock_imm_dispatch(fabric, node, imm);
 		rdmalock_msg_repost(slot);
 		return;
 	}
@@ -280,8 +305,10 @@ static void rdmalock_msg_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	atomic64_inc(&cnt->completed);
 	atomic64_add(wc->byte_len, &cnt->bytes);
 	WRITE_ONCE(fabric->peers[node].last_heard, jiffies);
-	rdmalock_msg_dispatch(fabric, node, type,
-			      buf + sizeof(struct rdmalock_msg_hdr), len);
+	if (!rdmalock_fault_hold_msg(conn, node, type,
+				     buf + sizeof(struct rdmalock_msg_hdr), len))
+		rdmalock_msg_dispatch(fabric, node, type,
+				      buf + sizeof(struct rdmalock_msg_hdr), len);
 
 	ib_dma_sync_single_for_device(fabric->device, dma, RDMALOCK_MSG_SIZE,
 				      DMA_FROM_DEVICE);
@@ -348,6 +375,7 @@ static int rdmalock_msg_post_send(struct rdmalock_msg_send *s)
 		goto out;
 	}
 	sge.addr = s->dma;
+	sge.lkey = rdmalock_fault_msg_lkey(conn, hdr->type, sge.lkey);
 	ret = ib_post_send(conn->cm_id->qp, &wr, NULL);
 	if (ret) {
 		ib_dma_unmap_single(dev, s->dma, s->size, DMA_TO_DEVICE);
@@ -388,7 +416,8 @@ int rdmalock_fabric_send(struct rdmalock_fabric *fabric, u32 node, u8 type,
 	if (node >= fabric->attr.num_nodes || !type ||
 	    type >= RDMALOCK_MSG_TYPES || len > RDMALOCK_MSG_MAX_PAYLOAD)
 		return -EINVAL;
-	s = kmalloc(sizeof(*s), GFP_ATOMIC);
+	s = rdmalock_fault_alloc(NULL, node, RDMALOCK_VERB_SEND, type) ? NULL :
+	    kmalloc(sizeof(*s), GFP_ATOMIC);
 	if (!s) {
 		atomic64_inc(&fabric->peers[node].verbs[RDMALOCK_VERB_SEND].failed);
 		return -ENOMEM;

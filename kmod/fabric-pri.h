@@ -154,6 +154,10 @@ void rdmalock_rmw_fail_node(struct rdmalock_fabric *fabric, u32 node);
 int rdmalock_atomics_probe(struct rdmalock_conn *conn, u32 node);
 
 /* fabric-msg.c */
+u32 rdmalock_conn_node(const struct rdmalock_conn *conn);
+void rdmalock_msg_dispatch(struct rdmalock_fabric *fabric, u32 node, u8 type,
+			   const void *payload, u32 len);
+void rdmalock_imm_dispatch(struct rdmalock_fabric *fabric, u32 node, u32 imm);
 int rdmalock_msg_ring_alloc(struct rdmalock_conn *conn);
 void rdmalock_msg_ring_free(struct rdmalock_conn *conn);
 void rdmalock_msg_init(struct rdmalock_fabric *fabric);
