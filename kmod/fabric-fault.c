@@ -21,9 +21,11 @@
  *             before its handler sees it.
  * drop_msg    A message is lost. RC never loses one silently: a loss
  *             ends the connection. So the message is posted with a local
- *             key the NIC refuses: it never leaves, its send completes in
- *             error, and the connection fails on both sides and is made
- *             again, as after exhausted retries.
+ *             key the NIC refuses: it never leaves, and its QP fails as
+ *             after exhausted retries. (rxe reports that error as a flush
+ *             of the send and of all after it; the peer then notices the
+ *             silence by its heartbeat timeout. Either way the connection
+ *             goes down on both sides and is made again.)
  * fail_alloc  A message buffer, or a synchronous verb's bounce buffer,
  *             cannot be allocated.
  *
