@@ -45,6 +45,7 @@
 #include <linux/jiffies.h>
 #include <linux/slab.h>
 
+#include "fabric-fault.h"
 #include "fabric-pri.h"
 #include "rdmalock-pri.h"
 
@@ -200,7 +201,13 @@ VISIBLE_IF_KUNIT int rdmalock_msg_check(const void *buf, u32 byte_len,
 }
 EXPORT_SYMBOL_IF_KUNIT(rdmalock_msg_check);
 
-static u32 rdmalock_conn_node(const struct rdmalock_conn *conn)
+/**
+ * rdmalock_conn_node() - the node a connection is with
+ * @conn: the connection
+ *
+ * Return: the peer's node id; this node's for either end of the loopback.
+ */
+u32 rdmalock_conn_node(const struct rdmalock_conn *conn)
 {
 	/* The loopback's passive end has no peer slot: it is us. */
 	return conn->peer ? conn->peer->node : conn->fabric->attr.node_id;
@@ -313,30 +320,27 @@ void rdmalock_msg_ring_free(struct rdmalock_conn *conn)
  * that emulate them, anywhere else they are malformed. Their requests
  * leave the answer in @slot.
  */
-static int rdmalock_msg_dispatch(struct rdmalock_msg_slot *slot, u8 type,
-				 const void *payload, u32 len)
+/**
+ * rdmalock_msg_handle() - act on a valid message that needs no answer
+ * @conn: the connection it came on
+ * @type: its type: an emulated atomic's answer, or a handler's
+ * @payload: its payload
+ * @len: the payload's length
+ *
+ * Context: softirq, or bottom halves disabled; per connection, one at a
+ * time and in order of arrival.
+ * Return: 0, or -EBADMSG for an answer that matches no request.
+ */
+int rdmalock_msg_handle(struct rdmalock_conn *conn, u8 type,
+			const void *payload, u32 len)
 {
-	struct rdmalock_conn *conn = slot->ring->conn;
 	struct rdmalock_fabric *fabric = conn->fabric;
 	u32 node = rdmalock_conn_node(conn);
 	struct rdmalock_msg_handler *h;
 	rdmalock_msg_fn *fn;
-	int ret;
 
-	switch (type) {
-	case RDMALOCK_MSG_HEARTBEAT:
-		return 0;
-	case RDMALOCK_MSG_RMW_REQ:
-		if (!fabric->emulated)
-			return -EBADMSG;
-		ret = rdmalock_rmw_request(fabric, payload, len, &slot->answer);
-		slot->answering = !ret;
-		return ret;
-	case RDMALOCK_MSG_RMW_RESP:
-		if (!fabric->emulated)
-			return -EBADMSG;
+	if (type == RDMALOCK_MSG_RMW_RESP)
 		return rdmalock_rmw_response(conn, payload, len);
-	}
 	h = &fabric->handlers[type];
 	/* Pairs with the release in rdmalock_fabric_set_handler(). */
 	fn = smp_load_acquire(&h->fn);
@@ -346,6 +350,34 @@ static int rdmalock_msg_dispatch(struct rdmalock_msg_slot *slot, u8 type,
 		pr_warn_ratelimited("%s: node %u: message of type %u, which nothing handles\n",
 				    fabric->attr.name, node, type);
 	return 0;
+}
+
+static int rdmalock_msg_dispatch(struct rdmalock_msg_slot *slot, u8 type,
+				 const void *payload, u32 len)
+{
+	struct rdmalock_conn *conn = slot->ring->conn;
+	struct rdmalock_fabric *fabric = conn->fabric;
+	int ret;
+
+	switch (type) {
+	case RDMALOCK_MSG_HEARTBEAT:
+		return 0;
+	case RDMALOCK_MSG_RMW_REQ:
+		/* Answered from this slot: fault injection never holds it. */
+		if (!fabric->emulated)
+			return -EBADMSG;
+		ret = rdmalock_rmw_request(fabric, payload, len, &slot->answer);
+		slot->answering = !ret;
+		return ret;
+	case RDMALOCK_MSG_RMW_RESP:
+		if (!fabric->emulated)
+			return -EBADMSG;
+		break;
+	}
+	if (rdmalock_fault_hold_msg(conn, rdmalock_conn_node(conn), type,
+				    payload, len))
+		return 0;
+	return rdmalock_msg_handle(conn, type, payload, len);
 }
 
 /* Gives a consumed receive back to the NIC, unless the connection failed. */
@@ -364,13 +396,19 @@ static void rdmalock_msg_repost(struct rdmalock_msg_slot *slot)
 		rdmalock_conn_fail(conn, "cannot repost a receive");
 }
 
-/*
- * A WRITE with immediate has landed: its data is in our region, its
- * receive buffer holds nothing. It carries no sequence number, so it
- * does not disturb the messages' order check.
+/**
+ * rdmalock_imm_dispatch() - hand a WRITE with immediate to its handler
+ * @fabric: the fabric
+ * @node: the writer
+ * @imm: the immediate data
+ *
+ * The write has landed: its data is in our region, its receive buffer
+ * holds nothing. It carries no sequence number, so it does not disturb
+ * the messages' order check.
+ *
+ * Context: as rdmalock_msg_handle().
  */
-static void rdmalock_imm_dispatch(struct rdmalock_fabric *fabric, u32 node,
-				  u32 imm)
+void rdmalock_imm_dispatch(struct rdmalock_fabric *fabric, u32 node, u32 imm)
 {
 	/* Pairs with the release in rdmalock_fabric_set_imm_handler(). */
 	rdmalock_imm_fn *fn = smp_load_acquire(&fabric->imm_handler.fn);
@@ -422,6 +460,17 @@ static bool rdmalock_msg_receive(struct rdmalock_msg_slot *slot)
 	return true;
 }
 
+/* A WRITE with immediate; fault injection may hold it like a message. */
+static void rdmalock_msg_receive_imm(struct rdmalock_msg_slot *slot)
+{
+	struct rdmalock_conn *conn = slot->ring->conn;
+	u32 node = rdmalock_conn_node(conn);
+
+	if (!rdmalock_fault_hold_msg(conn, node, 0, &slot->imm,
+				     sizeof(slot->imm)))
+		rdmalock_imm_dispatch(conn->fabric, node, slot->imm);
+}
+
 /*
  * Handles what @slot received, sends the answer it owes, and gives the
  * slot back to the NIC. Messages of one connection come here one at a
@@ -442,8 +491,7 @@ static int rdmalock_msg_deliver(struct rdmalock_msg_slot *slot)
 		if (READ_ONCE(conn->state) == RDMALOCK_CONN_FAILED)
 			return 0;
 		if (slot->with_imm)
-			rdmalock_imm_dispatch(fabric, rdmalock_conn_node(conn),
-					      slot->imm);
+			rdmalock_msg_receive_imm(slot);
 		else if (!rdmalock_msg_receive(slot))
 			return 0;
 	}
@@ -606,6 +654,7 @@ static int rdmalock_msg_post_send(struct rdmalock_msg_send *s)
 		goto out;
 	}
 	sge.addr = s->dma;
+	sge.lkey = rdmalock_fault_msg_lkey(conn, hdr->type, sge.lkey);
 	ret = ib_post_send(conn->cm_id->qp, &wr, NULL);
 	if (ret) {
 		ib_dma_unmap_single(dev, s->dma, s->size, DMA_TO_DEVICE);
@@ -637,14 +686,20 @@ int rdmalock_msg_conn_send(struct rdmalock_conn *conn, u8 type,
 			   const void *payload, u32 len)
 {
 	struct rdmalock_fabric *fabric = conn->fabric;
+	u32 node = rdmalock_conn_node(conn);
+	struct rdmalock_verb_counters *cnt;
 	struct rdmalock_msg_hdr *hdr;
 	struct rdmalock_msg_send *s;
 	int ret;
 
-	s = kmalloc(sizeof(*s), GFP_ATOMIC);
-	if (!s)
+	cnt = &fabric->peers[node].verbs[RDMALOCK_VERB_SEND];
+	s = rdmalock_fault_alloc(NULL, node, RDMALOCK_VERB_SEND, type) ? NULL :
+	    kmalloc(sizeof(*s), GFP_ATOMIC);
+	if (!s) {
+		atomic64_inc(&cnt->failed);
 		return -ENOMEM;
-	s->cnt = &fabric->peers[rdmalock_conn_node(conn)].verbs[RDMALOCK_VERB_SEND];
+	}
+	s->cnt = cnt;
 	kref_get(&conn->ref);
 	s->conn = conn;
 	s->cqe.done = rdmalock_msg_send_done;

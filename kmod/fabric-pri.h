@@ -211,6 +211,10 @@ int rdmalock_rmw_sync(struct rdmalock_fabric *fabric, u32 node, u64 offset,
 int rdmalock_atomics_probe(struct rdmalock_conn *conn, u32 node);
 
 /* fabric-msg.c */
+u32 rdmalock_conn_node(const struct rdmalock_conn *conn);
+int rdmalock_msg_handle(struct rdmalock_conn *conn, u8 type,
+			const void *payload, u32 len);
+void rdmalock_imm_dispatch(struct rdmalock_fabric *fabric, u32 node, u32 imm);
 int rdmalock_msg_ring_alloc(struct rdmalock_conn *conn);
 void rdmalock_msg_ring_free(struct rdmalock_conn *conn);
 void rdmalock_msg_conn_up(struct rdmalock_conn *conn);

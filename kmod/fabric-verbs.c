@@ -23,6 +23,7 @@
 #include <linux/dma-mapping.h>
 #include <linux/slab.h>
 
+#include "fabric-fault.h"
 #include "fabric-pri.h"
 #include "rdmalock-pri.h"
 
@@ -127,7 +128,8 @@ int rdmalock_conn_post_send(struct rdmalock_conn *conn, const struct ib_send_wr 
 	return ret;
 }
 
-static void rdmalock_op_done(struct ib_cq *cq, struct ib_wc *wc)
+/* A verb's completion; @cq is NULL when fault injection held it. */
+static void rdmalock_op_complete(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct rdmalock_fabric_op *op = container_of(wc->wr_cqe,
 						     struct rdmalock_fabric_op, cqe);
@@ -170,6 +172,15 @@ static void rdmalock_op_done(struct ib_cq *cq, struct ib_wc *wc)
 	op->done(op);
 }
 
+static void rdmalock_op_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rdmalock_fabric_op *op = container_of(wc->wr_cqe,
+						     struct rdmalock_fabric_op, cqe);
+
+	if (!rdmalock_fault_hold_wc(op->conn, wc, rdmalock_op_complete))
+		rdmalock_op_complete(cq, wc);
+}
+
 /**
  * rdmalock_conn_post_op() - post a work request for an operation
  * @conn: the connection, held by the caller
@@ -209,7 +220,7 @@ int rdmalock_conn_post_op(struct rdmalock_conn *conn,
 	if (op->cnt)
 		atomic64_inc(&op->cnt->posted);
 
-	ret = rdmalock_conn_post_send(conn, wr);
+	ret = rdmalock_fault_verb_post(conn, wr) ?: rdmalock_conn_post_send(conn, wr);
 	if (ret) {
 		op->conn = NULL;
 		rdmalock_conn_put(conn);
@@ -380,9 +391,12 @@ static int rdmalock_conn_verb_sync(struct rdmalock_conn *conn, u32 node,
 	ret = rdmalock_conn_target(conn, node, v, offset, op);
 	if (ret)
 		return ret;
-	op->buf = kmalloc(op->len ?: 1, GFP_KERNEL);
-	if (!op->buf)
+	op->buf = rdmalock_fault_alloc(conn, node, v->verb, 0) ? NULL :
+		  kmalloc(op->len ?: 1, GFP_KERNEL);
+	if (!op->buf) {
+		atomic64_inc(&op->cnt->failed);
 		return -ENOMEM;
+	}
 	if (op->dir == DMA_TO_DEVICE)
 		memcpy(op->buf, buf, op->len);
 	ret = rdmalock_conn_post_wait(conn, sync, &v->wr);

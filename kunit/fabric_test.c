@@ -574,6 +574,8 @@ static void whole_ring_held_in_order(struct kunit *test)
 	rdmalock_msg_fifo_hold_first(&f, want[0]);
 	KUNIT_EXPECT_EQ(test, f.count, RDMALOCK_RECV_DEPTH);
 	fifo_expect(test, &f, want, RDMALOCK_RECV_DEPTH);
+}
+
 #define OUR_RKEY	0x12345607
 
 static void invalidation_of_our_rkey_is_seen(struct kunit *test)
