@@ -224,7 +224,7 @@ storm_node1_until() {
 rejoin_under_storm() {
 	local i=0
 
-	while [ "$i" -lt $REJOINS ]; do
+	while [ "$i" -lt "$REJOINS" ]; do
 		ctl domain destroy $DOMAIN && create || return 1
 		retry 30 domain_up $DOMAIN || return 1
 		i=$((i + 1))
