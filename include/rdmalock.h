@@ -12,7 +12,12 @@
  * each, and two tasks that want the same lock each use their own handle.
  * Ids map to a home node (id modulo the number of nodes) and a slot in
  * its lock table; distinct ids may share a slot, which is safe, only
- * slower. See Documentation/api.rst.
+ * slower.
+ *
+ * A destroyed domain grants nothing more: its waiters fail and new lock
+ * calls fail at once with -ESHUTDOWN, and rdmalock_unlock() of a lock
+ * held across the destruction returns -ESHUTDOWN. The domain's memory
+ * stays until rdmalock_domain_put(). See Documentation/api.rst.
  */
 #ifndef _RDMALOCK_H
 #define _RDMALOCK_H

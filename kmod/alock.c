@@ -64,7 +64,7 @@ static int rdmalock_alock_peterson_local(struct rdmalock_lockspace *ls,
 	smp_mb();
 	while (rdmalock_alock_must_wait(READ_ONCE(*tail_r), READ_ONCE(*victim),
 					ALOCK_LOCAL)) {
-		ret = rdmalock_backoff(how, &us, ALOCK_POLL_MAX_US);
+		ret = rdmalock_backoff(ls, how, &us, ALOCK_POLL_MAX_US);
 		if (ret)
 			return ret;
 	}
@@ -95,7 +95,7 @@ static int rdmalock_alock_peterson_remote(struct rdmalock_lockspace *ls,
 		if (!rdmalock_alock_must_wait(line[ALOCK_TAIL_L / 8],
 					      line[ALOCK_VICTIM / 8], ALOCK_REMOTE))
 			return 0;
-		ret = rdmalock_backoff(how, &us, ALOCK_POLL_MAX_US);
+		ret = rdmalock_backoff(ls, how, &us, ALOCK_POLL_MAX_US);
 		if (ret)
 			return ret;
 	}

@@ -70,15 +70,35 @@ void rdmalock_lock_put(struct rdmalock_lock *lk)
 }
 EXPORT_SYMBOL_GPL(rdmalock_lock_put);
 
+/*
+ * A destroyed domain grants nothing: a call that starts after the
+ * destruction fails at once; one under way fails, whatever ended it,
+ * since the destruction is what did; and a grant that came meanwhile is
+ * released again while the destruction waits for this call to leave.
+ */
 static int rdmalock_acquire(struct rdmalock_lock *lk, unsigned int mode,
 			    const struct rdmalock_how *how)
 {
+	struct rdmalock_domain *dom = lk->dom;
+	int ret;
+
 	if (mode > RDMALOCK_MODE_SH)
 		return -EINVAL;
 	if (lk->w)
 		return -EBUSY;
-	return rdmalock_ls_acquire(lk->dom->ls, lk->home, lk->slot_off, mode,
-				   how, &lk->w);
+	ret = rdmalock_domain_enter(dom);
+	if (ret)
+		return ret;
+	ret = rdmalock_ls_acquire(dom->ls, lk->home, lk->slot_off, mode, how,
+				  &lk->w);
+	if (rdmalock_domain_closed(dom)) {
+		if (!ret)
+			rdmalock_ls_release(dom->ls, lk->w);
+		lk->w = NULL;
+		ret = -ESHUTDOWN;
+	}
+	rdmalock_domain_leave(dom);
+	return ret;
 }
 
 /**
@@ -93,7 +113,9 @@ static int rdmalock_acquire(struct rdmalock_lock *lk, unsigned int mode,
  *
  * Context: process context; sleeps, not interruptibly.
  * Return: 0; -ENOTCONN when the lock's home node, or the node of the
- * waiter queued before this one, is lost; -EINVAL for a bad mode; -EBUSY
+ * waiter queued before this one, is lost; -ESHUTDOWN when the domain is
+ * or was destroyed: a destroyed domain grants nothing more, and waiters
+ * fail at its destruction; -EINVAL for a bad mode; -EBUSY
  * when @lk already holds its lock; -EAGAIN when this node has
  * RDMALOCK_DESC_COUNT acquisitions under way already; -ECONNRESET
  * (ShiftLock) when the lock was reset, after a holder failed, while this
@@ -173,17 +195,27 @@ EXPORT_SYMBOL_GPL(rdmalock_trylock);
  * release: the lock may have been taken from this holder meanwhile, so
  * its critical section may not have been exclusive; -ECONNRESET
  * (ShiftLock) when the lock was found reset; -ENOTCONN when the home
- * node was lost; -EINVAL when @lk holds nothing.
+ * node was lost; -ESHUTDOWN when the domain was destroyed while @lk held
+ * the lock: others may have been granted it since; -EINVAL when @lk holds
+ * nothing.
  */
 int rdmalock_unlock(struct rdmalock_lock *lk)
 {
+	struct rdmalock_domain *dom = lk->dom;
 	struct rdmalock_waiter *w = lk->w;
 	int ret;
 
 	if (WARN_ON_ONCE(!w))
 		return -EINVAL;
 	lk->w = NULL;
-	ret = rdmalock_ls_release(lk->dom->ls, w);
+	ret = rdmalock_domain_enter(dom);
+	if (ret) {
+		/* Nothing of the domain grants any more: only the memory is left. */
+		rdmalock_desc_free(dom->ls, w);
+		return ret;
+	}
+	ret = rdmalock_ls_release(dom->ls, w);
+	rdmalock_domain_leave(dom);
 	if (ret)
 		pr_err_ratelimited("%s: lock %llu: release failed: %d\n",
 				   lk->dom->attr.name, lk->id, ret);

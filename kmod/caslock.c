@@ -46,7 +46,7 @@ int rdmalock_cas_spin(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w,
 		}
 		if (!old)
 			return 0;
-		ret = rdmalock_backoff(how, &us, RDMALOCK_CAS_BACKOFF_MAX_US);
+		ret = rdmalock_backoff(ls, how, &us, RDMALOCK_CAS_BACKOFF_MAX_US);
 		if (ret)
 			return rdmalock_acq_fail(ls, w, ret);
 	}

@@ -26,6 +26,12 @@
 
 /* The command changes state: CAP_SYS_ADMIN is required. */
 #define RDMALOCK_IOCF_ADMIN	BIT(0)
+/*
+ * The command returns nothing in its argument, which is not written back:
+ * a copy out that failed after the command's change (a domain created, a
+ * lock taken) would report an error for a change that stays made.
+ */
+#define RDMALOCK_IOCF_NO_OUT	BIT(1)
 
 struct rdmalock_ioctl_desc {
 	unsigned int cmd;
@@ -172,14 +178,16 @@ static const struct rdmalock_ioctl_desc rdmalock_ioctls[] = {
 	{ RDMALOCK_IOC_DOMAIN_LIST, 0, rdmalock_ioc_domain_list, "DOMAIN_LIST" },
 	{ RDMALOCK_IOC_DOMAIN_STATUS, 0, rdmalock_ioc_domain_status,
 	  "DOMAIN_STATUS" },
-	{ RDMALOCK_IOC_DOMAIN_CREATE, RDMALOCK_IOCF_ADMIN,
+	{ RDMALOCK_IOC_DOMAIN_CREATE, RDMALOCK_IOCF_ADMIN | RDMALOCK_IOCF_NO_OUT,
 	  rdmalock_ioc_domain_create, "DOMAIN_CREATE" },
-	{ RDMALOCK_IOC_DOMAIN_DESTROY, RDMALOCK_IOCF_ADMIN,
+	{ RDMALOCK_IOC_DOMAIN_DESTROY, RDMALOCK_IOCF_ADMIN | RDMALOCK_IOCF_NO_OUT,
 	  rdmalock_ioc_domain_destroy, "DOMAIN_DESTROY" },
 	{ RDMALOCK_IOC_FABRIC_TEST, RDMALOCK_IOCF_ADMIN,
 	  rdmalock_ioc_fabric_test, "FABRIC_TEST" },
-	{ RDMALOCK_IOC_LOCK, RDMALOCK_IOCF_ADMIN, rdmalock_ioc_lock, "LOCK" },
-	{ RDMALOCK_IOC_UNLOCK, RDMALOCK_IOCF_ADMIN, rdmalock_ioc_unlock, "UNLOCK" },
+	{ RDMALOCK_IOC_LOCK, RDMALOCK_IOCF_ADMIN | RDMALOCK_IOCF_NO_OUT,
+	  rdmalock_ioc_lock, "LOCK" },
+	{ RDMALOCK_IOC_UNLOCK, RDMALOCK_IOCF_ADMIN | RDMALOCK_IOCF_NO_OUT,
+	  rdmalock_ioc_unlock, "UNLOCK" },
 	{ RDMALOCK_IOC_RUN, RDMALOCK_IOCF_ADMIN, rdmalock_ioc_run, "RUN" },
 };
 
@@ -216,7 +224,7 @@ VISIBLE_IF_KUNIT long rdmalock_ioctl(struct file *file, unsigned int cmd,
 		return -ENOTTY;
 	if ((desc->flags & RDMALOCK_IOCF_ADMIN) && !capable(CAP_SYS_ADMIN))
 		return -EPERM;
-	/* Every command is _IOWR: it reads its argument and writes it back. */
+	/* Every command is _IOWR: it reads its argument, and most write it back. */
 	karg = memdup_user(uarg, size);
 	if (IS_ERR(karg))
 		return PTR_ERR(karg);
@@ -229,7 +237,8 @@ VISIBLE_IF_KUNIT long rdmalock_ioctl(struct file *file, unsigned int cmd,
 	}
 
 	ret = desc->handler(file, karg);
-	if (!ret && copy_to_user(uarg, karg, size))
+	if (!ret && !(desc->flags & RDMALOCK_IOCF_NO_OUT) &&
+	    copy_to_user(uarg, karg, size))
 		ret = -EFAULT;
 out:
 	kfree(karg);

@@ -3,11 +3,16 @@
  * rdmalock domains: the named sets of nodes, like a DLM lockspace, that
  * userspace configures and in-kernel clients find by name.
  *
- * A domain is on the list from creation until destruction; references
- * (the list's own, and one per rdmalock_domain_get()) keep it alive, and
- * the last one destroys its fabric. Destroying a domain takes it off the
- * list at once, so no new user can find it, and drops the list's
- * reference.
+ * A domain's name is on the list from the start of its creation until
+ * its fabric is gone, so no two domains of one name ever listen at once;
+ * lookups see only a LIVE domain. The list's mutex is never held across
+ * the fabric's creation or tear-down, which take seconds.
+ *
+ * Destroying a domain stops it at once: its lock calls fail with
+ * -ESHUTDOWN, the calls under way (counted in @active) are waited for,
+ * and its fabric is destroyed; then the name is free again. References
+ * (the list's own, and one per rdmalock_domain_get() and lock handle)
+ * only keep the memory, which the last one frees.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -18,6 +23,7 @@
 #include <linux/mutex.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/wait_bit.h>
 #include <net/ipv6.h>
 
 #include <rdmalock.h>
@@ -28,11 +34,18 @@
 static LIST_HEAD(rdmalock_domains);
 static DEFINE_MUTEX(rdmalock_domains_mutex);
 
+/*
+ * A name is canonical: its padding after the NUL is zero too. Peers
+ * compare all RDMALOCK_NAME_MAX bytes of it in the connection data while
+ * message headers carry a hash of the string, so two requests that spell
+ * the same name must be the same bytes.
+ */
 static bool rdmalock_name_valid(const char *name)
 {
 	size_t i, len = strnlen(name, RDMALOCK_NAME_MAX);
 
-	if (!len || len == RDMALOCK_NAME_MAX)
+	if (!len || len == RDMALOCK_NAME_MAX ||
+	    memchr_inv(name + len, 0, RDMALOCK_NAME_MAX - len))
 		return false;
 	for (i = 0; i < len; i++)
 		if (!isalnum(name[i]) && !strchr("-_.", name[i]))
@@ -80,10 +93,11 @@ static int rdmalock_addr_to_sockaddr(const struct rdmalock_addr *a, u16 port,
  * @req: the request as userspace gave it
  * @attr: filled in when the request is valid
  *
- * Return: 0, or -EINVAL for a bad name, node count or id, algorithm,
- * table size, flag, padding, key length (or a key missing without
- * %RDMALOCK_DOMAIN_F_INSECURE, or given with it), or a bad, unused-but-set
- * or duplicate address. The reason is logged, rate-limited.
+ * Return: 0, or -EINVAL for a bad name (non-zero bytes after its NUL
+ * included), node count or id, algorithm, table size, flag, padding, key
+ * length (or a key missing without %RDMALOCK_DOMAIN_F_INSECURE, or given
+ * with it), or a bad, unused-but-set or duplicate address. The reason is
+ * logged, rate-limited.
  */
 VISIBLE_IF_KUNIT int rdmalock_domain_check(const struct rdmalock_domain_create *req,
 					   struct rdmalock_fabric_attr *attr)
@@ -171,7 +185,7 @@ invalid:
 }
 EXPORT_SYMBOL_IF_KUNIT(rdmalock_domain_check);
 
-/* Under rdmalock_domains_mutex. */
+/* Under rdmalock_domains_mutex; in any state. */
 static struct rdmalock_domain *rdmalock_domain_find(const char *name)
 {
 	struct rdmalock_domain *dom;
@@ -182,16 +196,90 @@ static struct rdmalock_domain *rdmalock_domain_find(const char *name)
 	return NULL;
 }
 
+/* Under rdmalock_domains_mutex. */
+static struct rdmalock_domain *rdmalock_domain_find_live(const char *name)
+{
+	struct rdmalock_domain *dom = rdmalock_domain_find(name);
+
+	return dom && dom->state == RDMALOCK_DOM_LIVE ? dom : NULL;
+}
+
 static void rdmalock_domain_release(struct kref *ref)
 {
 	struct rdmalock_domain *dom = container_of(ref, struct rdmalock_domain, ref);
 
+	rdmalock_lockspace_free(dom->ls);
+	kfree(dom);
+}
+
+/**
+ * rdmalock_domain_enter() - start a call that uses the domain's fabric
+ * @dom: the domain, held
+ *
+ * The fabric stays up until the matching rdmalock_domain_leave(). Calls
+ * may nest.
+ *
+ * Context: any.
+ * Return: 0, or -ESHUTDOWN when the domain is being or was destroyed.
+ */
+int rdmalock_domain_enter(struct rdmalock_domain *dom)
+{
+	atomic_inc(&dom->active);
+	/* Pairs with the barrier in rdmalock_lockspace_close(). */
+	smp_mb__after_atomic();
+	if (rdmalock_domain_closed(dom)) {
+		rdmalock_domain_leave(dom);
+		return -ESHUTDOWN;
+	}
+	return 0;
+}
+
+/**
+ * rdmalock_domain_leave() - end a call started by rdmalock_domain_enter()
+ * @dom: the domain
+ *
+ * Context: any.
+ */
+void rdmalock_domain_leave(struct rdmalock_domain *dom)
+{
+	if (atomic_dec_and_test(&dom->active))
+		wake_up_var(&dom->active);
+}
+
+/**
+ * rdmalock_domain_closed() - has the domain been destroyed?
+ * @dom: the domain, held
+ *
+ * Return: true from the start of its destruction on.
+ */
+bool rdmalock_domain_closed(struct rdmalock_domain *dom)
+{
+	return READ_ONCE(dom->ls->closed);
+}
+
+/*
+ * Stops a domain that no lookup finds any more: fails its waiters and
+ * refuses new calls, waits for the calls under way, which end soon since
+ * their waits see the domain closed, and destroys its fabric, after which
+ * nothing of it can grant a lock or answer a peer.
+ */
+static void rdmalock_domain_stop(struct rdmalock_domain *dom)
+{
+	rdmalock_lockspace_close(dom->ls);
+	wait_var_event(&dom->active, !atomic_read(&dom->active));
 	rdmalock_stats_domain_remove(dom);
 	rdmalock_lockspace_stop(dom->ls);
 	rdmalock_fabric_destroy(dom->fabric);
-	rdmalock_lockspace_free(dom->ls);
+	dom->fabric = NULL;
 	pr_info("domain %s destroyed\n", dom->attr.name);
-	kfree(dom);
+}
+
+/* Frees a domain's name: its fabric is gone, or never started. */
+static void rdmalock_domain_unlist(struct rdmalock_domain *dom)
+{
+	mutex_lock(&rdmalock_domains_mutex);
+	list_del(&dom->entry);
+	mutex_unlock(&rdmalock_domains_mutex);
 }
 
 /**
@@ -200,9 +288,14 @@ static void rdmalock_domain_release(struct kref *ref)
  * @key: @req->key_len bytes of the domain's key, or NULL for a domain
  *	without one; not kept
  *
+ * The name is reserved first, so that it is created once; the fabric
+ * starts without the domain list's mutex, so lookups of other domains go
+ * on meanwhile; the domain is found by name once it has started.
+ *
  * Context: process context; sleeps while the fabric starts.
- * Return: 0; -EINVAL for a bad request; -EEXIST when the name is taken;
- * the fabric's errors (-ENODEV, -EADDRINUSE, -ETIMEDOUT, ...).
+ * Return: 0; -EINVAL for a bad request; -EEXIST when the name is taken,
+ * or still being created or destroyed; the fabric's errors (-ENODEV,
+ * -EADDRINUSE, -ETIMEDOUT, ...).
  */
 int rdmalock_domain_create(const struct rdmalock_domain_create *req,
 			   const u8 *key)
@@ -225,57 +318,70 @@ int rdmalock_domain_create(const struct rdmalock_domain_create *req,
 	if (ret)
 		goto err_free;
 	kref_init(&dom->ref);
+	atomic_set(&dom->active, 0);
 	dom->algo = req->algo;
+	dom->state = RDMALOCK_DOM_CREATING;
 
-	/* Held across the fabric's start, so that a name is created once. */
 	mutex_lock(&rdmalock_domains_mutex);
 	if (rdmalock_domain_find(dom->attr.name)) {
+		mutex_unlock(&rdmalock_domains_mutex);
 		ret = -EEXIST;
-		goto err_unlock;
+		goto err_free;
 	}
+	list_add_tail(&dom->entry, &rdmalock_domains);
+	mutex_unlock(&rdmalock_domains_mutex);
+
 	ret = rdmalock_fabric_create(&dom->attr, key, req->key_len, &dom->fabric);
 	if (ret)
-		goto err_unlock;
+		goto err_unlist;
 	ret = rdmalock_lockspace_create(dom->fabric, &dom->attr, &params, &dom->ls);
 	if (ret) {
 		rdmalock_fabric_destroy(dom->fabric);
-		goto err_unlock;
+		goto err_unlist;
 	}
 	rdmalock_stats_domain_add(dom);
-	list_add_tail(&dom->entry, &rdmalock_domains);
+	mutex_lock(&rdmalock_domains_mutex);
+	dom->state = RDMALOCK_DOM_LIVE;
 	mutex_unlock(&rdmalock_domains_mutex);
 	pr_info("domain %s created: node %u of %u%s\n", dom->attr.name,
 		dom->attr.node_id, dom->attr.num_nodes,
 		key ? "" : ", insecure: without a key, anyone may join");
 	return 0;
 
-err_unlock:
-	mutex_unlock(&rdmalock_domains_mutex);
+err_unlist:
+	rdmalock_domain_unlist(dom);
 err_free:
 	kfree(dom);
 	return ret;
 }
 
 /**
- * rdmalock_domain_destroy() - take a domain away and drop the list's reference
+ * rdmalock_domain_destroy() - stop a domain and free its name
  * @name: the domain's name
  *
- * The domain's fabric is torn down when its last user puts it.
+ * When this returns, the domain's fabric is gone and the name can be
+ * created again. Its lock calls under way fail with -ESHUTDOWN and are
+ * waited for, as are a torture run or fabric test on it; its holders are
+ * told at unlock, with -ESHUTDOWN. Its memory stays until its last user
+ * puts it.
  *
- * Context: process context; may sleep.
- * Return: 0 or -ENOENT.
+ * Context: process context; sleeps.
+ * Return: 0, or -ENOENT (no such domain, or it is still being created
+ * or already being destroyed).
  */
 int rdmalock_domain_destroy(const char *name)
 {
 	struct rdmalock_domain *dom;
 
 	mutex_lock(&rdmalock_domains_mutex);
-	dom = rdmalock_domain_find(name);
+	dom = rdmalock_domain_find_live(name);
 	if (dom)
-		list_del(&dom->entry);
+		dom->state = RDMALOCK_DOM_STOPPING;
 	mutex_unlock(&rdmalock_domains_mutex);
 	if (!dom)
 		return -ENOENT;
+	rdmalock_domain_stop(dom);
+	rdmalock_domain_unlist(dom);
 	kref_put(&dom->ref, rdmalock_domain_release);
 	return 0;
 }
@@ -295,6 +401,8 @@ u32 rdmalock_domain_names(char *names, u32 max)
 
 	mutex_lock(&rdmalock_domains_mutex);
 	list_for_each_entry(dom, &rdmalock_domains, entry) {
+		if (dom->state != RDMALOCK_DOM_LIVE)
+			continue;
 		if (n < max)
 			memcpy(names + n * RDMALOCK_NAME_MAX, dom->attr.name,
 			       RDMALOCK_NAME_MAX);
@@ -319,6 +427,10 @@ int rdmalock_domain_status(struct rdmalock_domain_status *st)
 	dom = rdmalock_domain_get(st->name);
 	if (!dom)
 		return -ENOENT;
+	if (rdmalock_domain_enter(dom)) {
+		rdmalock_domain_put(dom);
+		return -ENOENT;
+	}
 	st->node_id = dom->attr.node_id;
 	st->num_nodes = dom->attr.num_nodes;
 	st->algo = dom->algo;
@@ -332,6 +444,7 @@ int rdmalock_domain_status(struct rdmalock_domain_status *st)
 	memset(st->peers, 0, sizeof(st->peers));
 	for (i = 0; i < dom->attr.num_nodes; i++)
 		rdmalock_fabric_peer_status(dom->fabric, i, &st->peers[i]);
+	rdmalock_domain_leave(dom);
 	rdmalock_domain_put(dom);
 	return 0;
 }
@@ -339,8 +452,9 @@ int rdmalock_domain_status(struct rdmalock_domain_status *st)
 /**
  * rdmalock_domains_exit() - destroy every domain, at module unload
  *
- * No user can hold a reference then: in-kernel clients depend on our
- * symbols and are unloaded first, and ioctls hold the module.
+ * No user can hold a reference then, nor can a domain be half created or
+ * destroyed: in-kernel clients depend on our symbols and are unloaded
+ * first, and ioctls hold the module.
  *
  * Context: process context; sleeps.
  */
@@ -352,16 +466,19 @@ void rdmalock_domains_exit(void)
 	mutex_lock(&rdmalock_domains_mutex);
 	list_splice_init(&rdmalock_domains, &doomed);
 	mutex_unlock(&rdmalock_domains_mutex);
-	list_for_each_entry_safe(dom, tmp, &doomed, entry)
+	list_for_each_entry_safe(dom, tmp, &doomed, entry) {
+		rdmalock_domain_stop(dom);
 		kref_put(&dom->ref, rdmalock_domain_release);
+	}
 }
 
 /**
  * rdmalock_domain_get() - find a lock domain by name and hold it
  * @name: the name given to ``rdmalockctl domain create``
  *
- * The domain stays valid, with its connections, until the matching
- * rdmalock_domain_put(), even if it is destroyed meanwhile.
+ * The domain's memory stays valid until the matching
+ * rdmalock_domain_put(). If the domain is destroyed meanwhile, it grants
+ * nothing more: its lock calls fail with -ESHUTDOWN.
  *
  * Context: process context; takes a mutex.
  * Return: the domain, or NULL when no domain has that name.
@@ -371,7 +488,7 @@ struct rdmalock_domain *rdmalock_domain_get(const char *name)
 	struct rdmalock_domain *dom;
 
 	mutex_lock(&rdmalock_domains_mutex);
-	dom = rdmalock_domain_find(name);
+	dom = rdmalock_domain_find_live(name);
 	if (dom)
 		kref_get(&dom->ref);
 	mutex_unlock(&rdmalock_domains_mutex);
@@ -383,8 +500,7 @@ EXPORT_SYMBOL_GPL(rdmalock_domain_get);
  * rdmalock_domain_put() - release a domain found with rdmalock_domain_get()
  * @dom: the domain
  *
- * Context: process context; may sleep (the last put of a destroyed
- * domain tears its connections down).
+ * Context: process context; may sleep.
  */
 void rdmalock_domain_put(struct rdmalock_domain *dom)
 {

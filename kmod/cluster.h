@@ -14,9 +14,18 @@
 
 struct rdmalock_lockspace;
 
+/* &rdmalock_domain.state */
+enum rdmalock_domain_state {
+	RDMALOCK_DOM_CREATING,		/* name taken, fabric starting */
+	RDMALOCK_DOM_LIVE,		/* found by name */
+	RDMALOCK_DOM_STOPPING,		/* being destroyed, name still taken */
+};
+
 struct rdmalock_domain {
 	struct kref ref;
 	struct list_head entry;		/* in the domain list, under its mutex */
+	enum rdmalock_domain_state state; /* under the domain list's mutex */
+	atomic_t active;		/* calls between enter and leave */
 	u32 algo;
 	struct rdmalock_fabric_attr attr;
 	struct rdmalock_fabric *fabric;
@@ -46,6 +55,9 @@ int rdmalock_domain_check(const struct rdmalock_domain_create *req,
 int rdmalock_domain_create(const struct rdmalock_domain_create *req,
 			   const u8 *key);
 int rdmalock_domain_destroy(const char *name);
+int rdmalock_domain_enter(struct rdmalock_domain *dom);
+void rdmalock_domain_leave(struct rdmalock_domain *dom);
+bool rdmalock_domain_closed(struct rdmalock_domain *dom);
 u32 rdmalock_domain_names(char *names, u32 max);
 int rdmalock_domain_status(struct rdmalock_domain_status *st);
 void rdmalock_domains_exit(void);

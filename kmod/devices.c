@@ -5,8 +5,10 @@
  * ib_core tells an ib_client about every RDMA device as it is registered
  * and before it is unregistered. We keep our own list of them so that a
  * status query (and, later, the fabric choosing a device for a domain)
- * walks a list we own. ib_core calls remove() before a device goes away
- * and we unlink it there under rdmalock_devices_mutex; a reader that
+ * walks a list we own. ib_core calls remove() before a device goes away;
+ * there every domain on it is first detached from it (its connections,
+ * listener and registration dropped: rdma_cm would otherwise wait for
+ * them), then we unlink it under rdmalock_devices_mutex; a reader that
  * needs a device after dropping the mutex holds a reference to it.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -17,6 +19,7 @@
 #include <linux/string.h>
 #include <rdma/ib_verbs.h>
 
+#include "fabric.h"
 #include "rdmalock-pri.h"
 
 struct rdmalock_device {
@@ -49,6 +52,9 @@ static int rdmalock_add_device(struct ib_device *ibdev)
 static void rdmalock_remove_device(struct ib_device *ibdev, void *client_data)
 {
 	struct rdmalock_device *dev = client_data;
+
+	/* rdma_cm waits for our cm_ids on it before the device can go. */
+	rdmalock_fabric_remove_device(ibdev);
 
 	mutex_lock(&rdmalock_devices_mutex);
 	list_del(&dev->entry);

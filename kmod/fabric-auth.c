@@ -340,22 +340,26 @@ int rdmalock_auth_accept(struct rdmalock_conn *conn,
 	return rdmalock_conn_proof(conn, false, rep->proof);
 }
 
-/* The first message each way: a proof (or zeros) and the sender's region. */
+/*
+ * The first message each way: a proof (or zeros) and the sender's region.
+ * The rkey given is noted: see rdmalock_conn_rkey_current().
+ */
 static int rdmalock_auth_send(struct rdmalock_conn *conn, bool with_proof)
 {
 	struct rdmalock_fabric *fabric = conn->fabric;
 	struct rdmalock_auth_msg msg = {
 		.region_addr = cpu_to_be64(fabric->mr->iova),
-		.region_rkey = cpu_to_be32(fabric->mr->rkey),
 		.region_len = cpu_to_be32(fabric->region_len),
 	};
 	int ret = 0;
 
+	conn->sent_rkey = READ_ONCE(fabric->region_rkey);
+	msg.region_rkey = cpu_to_be32(conn->sent_rkey);
+
 	if (with_proof)
 		ret = rdmalock_conn_proof(conn, true, msg.proof);
 	if (!ret)
-		ret = rdmalock_msg_send_conn(conn, RDMALOCK_MSG_AUTH, &msg,
-					     sizeof(msg));
+		ret = rdmalock_msg_send_handshake(conn, &msg, sizeof(msg));
 	memzero_explicit(&msg, sizeof(msg));
 	return ret;
 }

@@ -10,10 +10,33 @@
  * the connection, and the peer reconnects. Sends are asynchronous: the
  * message is copied into its own buffer, freed when the send completes.
  *
+ * Held messages. The accepting side may receive a message before its
+ * cm handler hears that the connection is established (the first message
+ * is what establishes it, at the QP); a handler that answered it then
+ * would find no connection to answer on. So whatever arrives before the
+ * connection is up, WRITE-with-immediate notifications included, is held
+ * in its receive slot, in arrival order (struct rdmalock_msg_fifo), and
+ * handed over by a work item, with bottom halves disabled, once it is up;
+ * what arrives meanwhile queues behind. A connection that fails first
+ * drops them with its ring.
+ *
+ * Answers owed. The fabric's own requests (emulated atomics) are answered
+ * on the connection they came in on. An answer that finds the send queue
+ * full, or no memory, is not lost and does not fail the connection: it
+ * stays in its request's receive slot, which is not given back to the NIC
+ * until the answer has been sent, and everything that arrives after it is
+ * held behind it, so answers keep the order of their requests. The same
+ * work item retries it every jiffy. That bounds what is kept to the
+ * receive ring itself: once every slot is held, the peer's further sends
+ * wait in its NIC on receiver-not-ready retries, which are unlimited. An
+ * answer whose connection is failing is dropped: the teardown on the
+ * other side fails the request.
+ *
  * Heartbeats. Every heartbeat_ms each node sends an empty message to
  * every peer it is connected to; a peer from which nothing at all has
  * been received for heartbeat_timeout_ms is failed, so a silent node is
- * noticed without waiting for traffic to it.
+ * noticed without waiting for traffic to it. Both are taken from the
+ * module parameters when the domain is created.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -22,6 +45,7 @@
 #include <linux/jiffies.h>
 #include <linux/slab.h>
 
+#include "fabric-fault.h"
 #include "fabric-pri.h"
 #include "rdmalock-pri.h"
 
@@ -29,13 +53,22 @@ struct rdmalock_msg_slot {
 	struct ib_cqe cqe;
 	struct rdmalock_msg_ring *ring;
 	u32 index;
+	/* What its completion said, for when it is handled. */
+	u32 byte_len;
+	u32 imm;
+	bool with_imm;
+	bool answering;			/* @answer is owed, not yet sent */
+	struct rdmalock_msg_answer answer;
 };
 
 struct rdmalock_msg_ring {
 	struct rdmalock_conn *conn;
 	void *bufs;
 	u64 dma;
-	u32 rx_seq;	/* completions of one CQ are handled one at a time */
+	u32 rx_seq;	/* messages are handled one at a time */
+	spinlock_t hold_lock;
+	struct rdmalock_msg_fifo held;	/* under hold_lock */
+	struct delayed_work release_work;
 	struct rdmalock_msg_slot slots[RDMALOCK_RECV_DEPTH];
 };
 
@@ -49,6 +82,88 @@ struct rdmalock_msg_send {
 };
 
 static void rdmalock_msg_recv_done(struct ib_cq *cq, struct ib_wc *wc);
+static void rdmalock_msg_release(struct work_struct *work);
+
+/**
+ * rdmalock_msg_fifo_start() - hold whatever arrives from now on
+ * @f: the held messages
+ */
+void rdmalock_msg_fifo_start(struct rdmalock_msg_fifo *f)
+{
+	f->holding = true;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_msg_fifo_start);
+
+/**
+ * rdmalock_msg_fifo_hold() - hold a message that just arrived, if holding
+ * @f: the held messages
+ * @i: its receive slot
+ *
+ * Return: true when it is held, false when it may be handled at once.
+ */
+bool rdmalock_msg_fifo_hold(struct rdmalock_msg_fifo *f, u8 i)
+{
+	if (!f->holding)
+		return false;
+	/* A slot is held once at most, and there are no more slots. */
+	if (WARN_ON_ONCE(f->count >= RDMALOCK_RECV_DEPTH))
+		return true;
+	f->idx[(f->head + f->count) % RDMALOCK_RECV_DEPTH] = i;
+	f->count++;
+	return true;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_msg_fifo_hold);
+
+/**
+ * rdmalock_msg_fifo_hold_first() - hold a message before all held ones
+ * @f: the held messages
+ * @i: its receive slot: a message being handled that cannot be finished yet
+ */
+void rdmalock_msg_fifo_hold_first(struct rdmalock_msg_fifo *f, u8 i)
+{
+	if (WARN_ON_ONCE(f->count >= RDMALOCK_RECV_DEPTH))
+		return;
+	f->holding = true;
+	f->head = (f->head + RDMALOCK_RECV_DEPTH - 1) % RDMALOCK_RECV_DEPTH;
+	f->idx[f->head] = i;
+	f->count++;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_msg_fifo_hold_first);
+
+/**
+ * rdmalock_msg_fifo_first() - the oldest held message
+ * @f: the held messages
+ * @i: set to its receive slot
+ *
+ * The message stays held until rdmalock_msg_fifo_pop(). When none is
+ * left, holding stops, in the same step: what arrives next is handled
+ * at once.
+ *
+ * Return: true when @i is set, false when nothing is held.
+ */
+bool rdmalock_msg_fifo_first(struct rdmalock_msg_fifo *f, u8 *i)
+{
+	if (!f->count) {
+		f->holding = false;
+		return false;
+	}
+	*i = f->idx[f->head];
+	return true;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_msg_fifo_first);
+
+/**
+ * rdmalock_msg_fifo_pop() - let go of the oldest held message, now done
+ * @f: the held messages, at least one
+ */
+void rdmalock_msg_fifo_pop(struct rdmalock_msg_fifo *f)
+{
+	if (WARN_ON_ONCE(!f->count))
+		return;
+	f->head = (f->head + 1) % RDMALOCK_RECV_DEPTH;
+	f->count--;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_msg_fifo_pop);
 
 /**
  * rdmalock_msg_check() - validate a received message
@@ -86,7 +201,13 @@ VISIBLE_IF_KUNIT int rdmalock_msg_check(const void *buf, u32 byte_len,
 }
 EXPORT_SYMBOL_IF_KUNIT(rdmalock_msg_check);
 
-static u32 rdmalock_conn_node(const struct rdmalock_conn *conn)
+/**
+ * rdmalock_conn_node() - the node a connection is with
+ * @conn: the connection
+ *
+ * Return: the peer's node id; this node's for either end of the loopback.
+ */
+u32 rdmalock_conn_node(const struct rdmalock_conn *conn)
 {
 	/* The loopback's passive end has no peer slot: it is us. */
 	return conn->peer ? conn->peer->node : conn->fabric->attr.node_id;
@@ -128,6 +249,10 @@ int rdmalock_msg_ring_alloc(struct rdmalock_conn *conn)
 	if (!ring)
 		return -ENOMEM;
 	ring->conn = conn;
+	spin_lock_init(&ring->hold_lock);
+	/* Until the connection is up: see "Held messages" above. */
+	rdmalock_msg_fifo_start(&ring->held);
+	INIT_DELAYED_WORK(&ring->release_work, rdmalock_msg_release);
 	ring->bufs = kcalloc(RDMALOCK_RECV_DEPTH, RDMALOCK_MSG_SIZE, GFP_KERNEL);
 	if (!ring->bufs) {
 		ret = -ENOMEM;
@@ -165,10 +290,12 @@ err_ring:
 
 /**
  * rdmalock_msg_ring_free() - free a connection's receive buffers
- * @conn: a connection whose QP has been drained and destroyed, or never
- *	got its ring
+ * @conn: a failed connection whose QP has been drained and destroyed, or
+ *	one that never got its ring
  *
- * Context: process context.
+ * Messages still held are dropped with it.
+ *
+ * Context: process context; waits for the hand-over of held messages.
  */
 void rdmalock_msg_ring_free(struct rdmalock_conn *conn)
 {
@@ -176,6 +303,11 @@ void rdmalock_msg_ring_free(struct rdmalock_conn *conn)
 
 	if (!ring)
 		return;
+	/*
+	 * Nothing queues it again: the connection is no longer up and the
+	 * drained CQ calls no more completions.
+	 */
+	cancel_delayed_work_sync(&ring->release_work);
 	ib_dma_unmap_single(conn->fabric->device, ring->dma,
 			    RDMALOCK_RECV_DEPTH * RDMALOCK_MSG_SIZE, DMA_FROM_DEVICE);
 	kfree(ring->bufs);
@@ -183,14 +315,33 @@ void rdmalock_msg_ring_free(struct rdmalock_conn *conn)
 	conn->ring = NULL;
 }
 
-static void rdmalock_msg_dispatch(struct rdmalock_fabric *fabric, u32 node,
-				  u8 type, const void *payload, u32 len)
+/*
+ * The fabric's own types first: emulated atomics exist only in domains
+ * that emulate them, anywhere else they are malformed. Their requests
+ * leave the answer in @slot.
+ */
+/**
+ * rdmalock_msg_handle() - act on a valid message that needs no answer
+ * @conn: the connection it came on
+ * @type: its type: an emulated atomic's answer, or a handler's
+ * @payload: its payload
+ * @len: the payload's length
+ *
+ * Context: softirq, or bottom halves disabled; per connection, one at a
+ * time and in order of arrival.
+ * Return: 0, or -EBADMSG for an answer that matches no request.
+ */
+int rdmalock_msg_handle(struct rdmalock_conn *conn, u8 type,
+			const void *payload, u32 len)
 {
-	struct rdmalock_msg_handler *h = &fabric->handlers[type];
+	struct rdmalock_fabric *fabric = conn->fabric;
+	u32 node = rdmalock_conn_node(conn);
+	struct rdmalock_msg_handler *h;
 	rdmalock_msg_fn *fn;
 
-	if (type == RDMALOCK_MSG_HEARTBEAT)
-		return;
+	if (type == RDMALOCK_MSG_RMW_RESP)
+		return rdmalock_rmw_response(conn, payload, len);
+	h = &fabric->handlers[type];
 	/* Pairs with the release in rdmalock_fabric_set_handler(). */
 	fn = smp_load_acquire(&h->fn);
 	if (fn)
@@ -198,6 +349,35 @@ static void rdmalock_msg_dispatch(struct rdmalock_fabric *fabric, u32 node,
 	else
 		pr_warn_ratelimited("%s: node %u: message of type %u, which nothing handles\n",
 				    fabric->attr.name, node, type);
+	return 0;
+}
+
+static int rdmalock_msg_dispatch(struct rdmalock_msg_slot *slot, u8 type,
+				 const void *payload, u32 len)
+{
+	struct rdmalock_conn *conn = slot->ring->conn;
+	struct rdmalock_fabric *fabric = conn->fabric;
+	int ret;
+
+	switch (type) {
+	case RDMALOCK_MSG_HEARTBEAT:
+		return 0;
+	case RDMALOCK_MSG_RMW_REQ:
+		/* Answered from this slot: fault injection never holds it. */
+		if (!fabric->emulated)
+			return -EBADMSG;
+		ret = rdmalock_rmw_request(fabric, payload, len, &slot->answer);
+		slot->answering = !ret;
+		return ret;
+	case RDMALOCK_MSG_RMW_RESP:
+		if (!fabric->emulated)
+			return -EBADMSG;
+		break;
+	}
+	if (rdmalock_fault_hold_msg(conn, rdmalock_conn_node(conn), type,
+				    payload, len))
+		return 0;
+	return rdmalock_msg_handle(conn, type, payload, len);
 }
 
 /* Gives a consumed receive back to the NIC, unless the connection failed. */
@@ -216,13 +396,19 @@ static void rdmalock_msg_repost(struct rdmalock_msg_slot *slot)
 		rdmalock_conn_fail(conn, "cannot repost a receive");
 }
 
-/*
- * A WRITE with immediate has landed: its data is in our region, its
- * receive buffer holds nothing. It carries no sequence number, so it
- * does not disturb the messages' order check.
+/**
+ * rdmalock_imm_dispatch() - hand a WRITE with immediate to its handler
+ * @fabric: the fabric
+ * @node: the writer
+ * @imm: the immediate data
+ *
+ * The write has landed: its data is in our region, its receive buffer
+ * holds nothing. It carries no sequence number, so it does not disturb
+ * the messages' order check.
+ *
+ * Context: as rdmalock_msg_handle().
  */
-static void rdmalock_imm_dispatch(struct rdmalock_fabric *fabric, u32 node,
-				  u32 imm)
+void rdmalock_imm_dispatch(struct rdmalock_fabric *fabric, u32 node, u32 imm)
 {
 	/* Pairs with the release in rdmalock_fabric_set_imm_handler(). */
 	rdmalock_imm_fn *fn = smp_load_acquire(&fabric->imm_handler.fn);
@@ -237,62 +423,191 @@ static void rdmalock_imm_dispatch(struct rdmalock_fabric *fabric, u32 node,
 				    fabric->attr.name, node);
 }
 
-static void rdmalock_msg_recv_done(struct ib_cq *cq, struct ib_wc *wc)
+/* Checks and dispatches a received message; false when it failed @conn. */
+static bool rdmalock_msg_receive(struct rdmalock_msg_slot *slot)
 {
-	struct rdmalock_msg_slot *slot = container_of(wc->wr_cqe,
-						      struct rdmalock_msg_slot, cqe);
 	struct rdmalock_msg_ring *ring = slot->ring;
 	struct rdmalock_conn *conn = ring->conn;
 	struct rdmalock_fabric *fabric = conn->fabric;
 	u32 node = rdmalock_conn_node(conn), len;
 	struct rdmalock_verb_counters *cnt;
-	u64 dma = ring->dma + slot->index * RDMALOCK_MSG_SIZE;
 	void *buf = ring->bufs + slot->index * RDMALOCK_MSG_SIZE;
-	u8 type;
+	const void *payload = buf + sizeof(struct rdmalock_msg_hdr);
+	u8 type = 0;
+	int ret;
+
+	cnt = &fabric->peers[node].verbs[RDMALOCK_VERB_RECV];
+	atomic64_inc(&cnt->posted);
+	ib_dma_sync_single_for_cpu(fabric->device,
+				   ring->dma + slot->index * RDMALOCK_MSG_SIZE,
+				   RDMALOCK_MSG_SIZE, DMA_FROM_DEVICE);
+	ret = rdmalock_msg_check(buf, slot->byte_len, fabric->domain_hash, node,
+				 ring->rx_seq, &type, &len);
+	if (ret)
+		goto malformed;
+	ring->rx_seq++;
+	/* The handshake's messages, or anything out of its order. */
+	if (!rdmalock_auth_recv(conn, type, payload, len)) {
+		WRITE_ONCE(fabric->peers[node].last_heard, jiffies);
+		ret = rdmalock_msg_dispatch(slot, type, payload, len);
+		if (ret)
+			goto malformed;
+	}
+	atomic64_inc(&cnt->completed);
+	atomic64_add(slot->byte_len, &cnt->bytes);
+	return READ_ONCE(conn->state) != RDMALOCK_CONN_FAILED;
+
+malformed:
+	atomic64_inc(&cnt->failed);
+	pr_err_ratelimited("%s: node %u: malformed message (type %u, %u bytes)\n",
+			   fabric->attr.name, node, type, slot->byte_len);
+	rdmalock_conn_fail(conn, "malformed message");
+	return false;
+}
+
+/*
+ * A WRITE with immediate; fault injection may hold it like a message.
+ * False when it came before the handshake ended, which fails @conn.
+ */
+static bool rdmalock_msg_receive_imm(struct rdmalock_msg_slot *slot)
+{
+	struct rdmalock_conn *conn = slot->ring->conn;
+	u32 node = rdmalock_conn_node(conn);
+
+	if (READ_ONCE(conn->auth.step) != RDMALOCK_AUTH_DONE) {
+		rdmalock_conn_fail(conn, "write with immediate before the handshake");
+		return false;
+	}
+	if (!rdmalock_fault_hold_msg(conn, node, 0, &slot->imm,
+				     sizeof(slot->imm)))
+		rdmalock_imm_dispatch(conn->fabric, node, slot->imm);
+	return true;
+}
+
+/*
+ * Handles what @slot received, sends the answer it owes, and gives the
+ * slot back to the NIC. Messages of one connection come here one at a
+ * time, in order, with bottom halves disabled.
+ *
+ * Return: 0, or -EAGAIN when the answer found no room: it stays in @slot
+ * and must be sent before anything received after it is handled.
+ */
+static int rdmalock_msg_deliver(struct rdmalock_msg_slot *slot)
+{
+	struct rdmalock_msg_ring *ring = slot->ring;
+	struct rdmalock_conn *conn = ring->conn;
+	struct rdmalock_fabric *fabric = conn->fabric;
+	int ret;
+
+	if (!slot->answering) {
+		/* A failed connection's late messages answer nothing any more. */
+		if (READ_ONCE(conn->state) == RDMALOCK_CONN_FAILED)
+			return 0;
+		if (!(slot->with_imm ? rdmalock_msg_receive_imm(slot) :
+				       rdmalock_msg_receive(slot)))
+			return 0;
+	}
+	if (slot->answering) {
+		ret = rdmalock_msg_conn_send(conn, slot->answer.type,
+					     slot->answer.payload, slot->answer.len);
+		if (ret == -ENOBUFS || ret == -ENOMEM)
+			return -EAGAIN;
+		/* Its handshake is ending (fabric-auth.c): up in a moment. */
+		if (ret == -ENOTCONN &&
+		    READ_ONCE(conn->state) == RDMALOCK_CONN_CONNECTING)
+			return -EAGAIN;
+		/*
+		 * Sent, or -ENOTCONN: this connection is failing, and the
+		 * requester's teardown fails the request. Nothing else can
+		 * fail: the fabric built the answer.
+		 */
+		WARN_ON_ONCE(ret && ret != -ENOTCONN);
+		slot->answering = false;
+	}
+	ib_dma_sync_single_for_device(fabric->device,
+				      ring->dma + slot->index * RDMALOCK_MSG_SIZE,
+				      RDMALOCK_MSG_SIZE, DMA_FROM_DEVICE);
+	rdmalock_msg_repost(slot);
+	return 0;
+}
+
+/* Hands the held messages over in order, once the connection is up. */
+static void rdmalock_msg_release(struct work_struct *work)
+{
+	struct rdmalock_msg_ring *ring = container_of(to_delayed_work(work),
+						      struct rdmalock_msg_ring,
+						      release_work);
+	int ret;
+	u8 i;
+
+	for (;;) {
+		spin_lock_bh(&ring->hold_lock);
+		if (!rdmalock_msg_fifo_first(&ring->held, &i)) {
+			spin_unlock_bh(&ring->hold_lock);
+			return;
+		}
+		spin_unlock_bh(&ring->hold_lock);
+
+		/* As if from the CQ: handlers count on it. */
+		local_bh_disable();
+		ret = rdmalock_msg_deliver(&ring->slots[i]);
+		local_bh_enable();
+		if (ret == -EAGAIN) {
+			/* The send queue drains as the peer acknowledges. */
+			queue_delayed_work(ring->conn->fabric->wq,
+					   &ring->release_work, 1);
+			return;
+		}
+		spin_lock_bh(&ring->hold_lock);
+		rdmalock_msg_fifo_pop(&ring->held);
+		spin_unlock_bh(&ring->hold_lock);
+	}
+}
+
+/**
+ * rdmalock_msg_conn_up() - hand over what a connection held back
+ * @conn: a connection that has just become up, with its ring
+ *
+ * Context: any; called under fabric->lock, in the step that makes @conn
+ * up, so that its teardown, which waits for the hand-over, comes after.
+ */
+void rdmalock_msg_conn_up(struct rdmalock_conn *conn)
+{
+	queue_delayed_work(conn->fabric->wq, &conn->ring->release_work, 0);
+}
+
+static void rdmalock_msg_recv_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rdmalock_msg_slot *slot = container_of(wc->wr_cqe,
+						      struct rdmalock_msg_slot, cqe);
+	struct rdmalock_msg_ring *ring = slot->ring;
+	bool held;
 
 	if (wc->status != IB_WC_SUCCESS) {
 		/* Flushed receives are how a teardown ends; no news there. */
 		if (wc->status != IB_WC_WR_FLUSH_ERR)
-			rdmalock_conn_fail(conn, ib_wc_status_msg(wc->status));
+			rdmalock_conn_fail(ring->conn, ib_wc_status_msg(wc->status));
 		return;
 	}
-	/* A failed connection's late messages answer nothing any more. */
-	if (READ_ONCE(conn->state) == RDMALOCK_CONN_FAILED)
-		return;
-	if (wc->opcode == IB_WC_RECV_RDMA_WITH_IMM) {
-		if (READ_ONCE(conn->auth.step) != RDMALOCK_AUTH_DONE) {
-			rdmalock_conn_fail(conn, "write with immediate before the handshake");
-			return;
-		}
-		rdmalock_imm_dispatch(fabric, node, be32_to_cpu(wc->ex.imm_data));
-		rdmalock_msg_repost(slot);
+	/* Even on a failed connection: our region may be what it invalidated. */
+	if (wc->wc_flags & IB_WC_WITH_INVALIDATE) {
+		rdmalock_conn_invalidated(ring->conn, wc);
 		return;
 	}
-	cnt = &fabric->peers[node].verbs[RDMALOCK_VERB_RECV];
-	atomic64_inc(&cnt->posted);
-	ib_dma_sync_single_for_cpu(fabric->device, dma, RDMALOCK_MSG_SIZE,
-				   DMA_FROM_DEVICE);
-	if (rdmalock_msg_check(buf, wc->byte_len, fabric->domain_hash, node,
-			       ring->rx_seq, &type, &len)) {
-		atomic64_inc(&cnt->failed);
-		pr_err_ratelimited("%s: node %u: malformed message (%u bytes)\n",
-				   fabric->attr.name, node, wc->byte_len);
-		rdmalock_conn_fail(conn, "malformed message");
-		return;
-	}
-	ring->rx_seq++;
-	atomic64_inc(&cnt->completed);
-	atomic64_add(wc->byte_len, &cnt->bytes);
-	if (!rdmalock_auth_recv(conn, type, buf + sizeof(struct rdmalock_msg_hdr),
-				len)) {
-		WRITE_ONCE(fabric->peers[node].last_heard, jiffies);
-		rdmalock_msg_dispatch(fabric, node, type,
-				      buf + sizeof(struct rdmalock_msg_hdr), len);
-	}
+	slot->byte_len = wc->byte_len;
+	slot->with_imm = wc->opcode == IB_WC_RECV_RDMA_WITH_IMM;
+	slot->imm = slot->with_imm ? be32_to_cpu(wc->ex.imm_data) : 0;
 
-	ib_dma_sync_single_for_device(fabric->device, dma, RDMALOCK_MSG_SIZE,
-				      DMA_FROM_DEVICE);
-	rdmalock_msg_repost(slot);
+	spin_lock(&ring->hold_lock);
+	held = rdmalock_msg_fifo_hold(&ring->held, slot->index);
+	spin_unlock(&ring->hold_lock);
+	if (held || rdmalock_msg_deliver(slot) != -EAGAIN)
+		return;
+	/* Nothing is held now: this one waits first, the rest behind it. */
+	spin_lock(&ring->hold_lock);
+	rdmalock_msg_fifo_hold_first(&ring->held, slot->index);
+	spin_unlock(&ring->hold_lock);
+	queue_delayed_work(ring->conn->fabric->wq, &ring->release_work, 1);
 }
 
 static void rdmalock_msg_send_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -358,6 +673,7 @@ static int rdmalock_msg_post_send(struct rdmalock_msg_send *s, bool handshake)
 		goto out;
 	}
 	sge.addr = s->dma;
+	sge.lkey = rdmalock_fault_msg_lkey(conn, hdr->type, sge.lkey);
 	ret = ib_post_send(conn->cm_id->qp, &wr, NULL);
 	if (ret) {
 		ib_dma_unmap_single(dev, s->dma, s->size, DMA_TO_DEVICE);
@@ -370,21 +686,25 @@ out:
 	return ret;
 }
 
-/* Copies, numbers and posts one message on @conn, to @node. */
-static int rdmalock_msg_send(struct rdmalock_conn *conn, u32 node, u8 type,
+/* Copies, numbers and posts one message on @conn. */
+static int rdmalock_msg_send(struct rdmalock_conn *conn, u8 type,
 			     const void *payload, u32 len, bool handshake)
 {
 	struct rdmalock_fabric *fabric = conn->fabric;
+	u32 node = rdmalock_conn_node(conn);
+	struct rdmalock_verb_counters *cnt;
 	struct rdmalock_msg_hdr *hdr;
 	struct rdmalock_msg_send *s;
 	int ret;
 
-	s = kmalloc(sizeof(*s), GFP_ATOMIC);
+	cnt = &fabric->peers[node].verbs[RDMALOCK_VERB_SEND];
+	s = rdmalock_fault_alloc(NULL, node, RDMALOCK_VERB_SEND, type) ? NULL :
+	    kmalloc(sizeof(*s), GFP_ATOMIC);
 	if (!s) {
-		atomic64_inc(&fabric->peers[node].verbs[RDMALOCK_VERB_SEND].failed);
+		atomic64_inc(&cnt->failed);
 		return -ENOMEM;
 	}
-	s->cnt = &fabric->peers[node].verbs[RDMALOCK_VERB_SEND];
+	s->cnt = cnt;
 	kref_get(&conn->ref);
 	s->conn = conn;
 	s->cqe.done = rdmalock_msg_send_done;
@@ -408,6 +728,42 @@ static int rdmalock_msg_send(struct rdmalock_conn *conn, u32 node, u8 type,
 		return ret == -ENOMEM ? -ENOBUFS : ret;
 	}
 	return 0;
+}
+
+/**
+ * rdmalock_msg_conn_send() - send a message on a given connection
+ * @conn: the connection, held by the caller; it need not be offered to
+ *	users yet, only up
+ * @type: a valid message type
+ * @payload: @len bytes, copied before this returns
+ * @len: at most %RDMALOCK_MSG_MAX_PAYLOAD
+ *
+ * For what must go on one connection and no other: a request whose
+ * answer is awaited there, an answer to a request that came on it.
+ *
+ * Context: any; does not sleep.
+ * Return: 0 once posted; -ENOTCONN when @conn is not up; -ENOMEM; -ENOBUFS
+ * when its send queue is full.
+ */
+int rdmalock_msg_conn_send(struct rdmalock_conn *conn, u8 type,
+			   const void *payload, u32 len)
+{
+	return rdmalock_msg_send(conn, type, payload, len, false);
+}
+
+/**
+ * rdmalock_msg_send_handshake() - send the handshake's message
+ * @conn: the connection, up or still connecting
+ * @payload: @len bytes, copied before this returns
+ * @len: at most %RDMALOCK_MSG_MAX_PAYLOAD
+ *
+ * Context: any; does not sleep.
+ * Return: as rdmalock_msg_conn_send().
+ */
+int rdmalock_msg_send_handshake(struct rdmalock_conn *conn, const void *payload,
+				u32 len)
+{
+	return rdmalock_msg_send(conn, RDMALOCK_MSG_AUTH, payload, len, true);
 }
 
 /**
@@ -441,26 +797,9 @@ int rdmalock_fabric_send(struct rdmalock_fabric *fabric, u32 node, u8 type,
 		atomic64_inc(&fabric->peers[node].verbs[RDMALOCK_VERB_SEND].failed);
 		return -ENOTCONN;
 	}
-	ret = rdmalock_msg_send(conn, node, type, payload, len, false);
+	ret = rdmalock_msg_conn_send(conn, type, payload, len);
 	rdmalock_conn_put(conn);
 	return ret;
-}
-
-/**
- * rdmalock_msg_send_conn() - send the handshake's message on a connection
- * @conn: the connection, up or still connecting
- * @type: %RDMALOCK_MSG_AUTH
- * @payload: @len bytes, copied before this returns
- * @len: at most %RDMALOCK_MSG_MAX_PAYLOAD
- *
- * Context: any; does not sleep.
- * Return: as rdmalock_fabric_send().
- */
-int rdmalock_msg_send_conn(struct rdmalock_conn *conn, u8 type,
-			   const void *payload, u32 len)
-{
-	return rdmalock_msg_send(conn, rdmalock_conn_node(conn), type, payload,
-				 len, true);
 }
 
 /**
@@ -522,7 +861,7 @@ static void rdmalock_heartbeat(struct work_struct *work)
 	struct rdmalock_fabric *fabric = container_of(to_delayed_work(work),
 						      struct rdmalock_fabric,
 						      heartbeat_work);
-	unsigned long timeout = msecs_to_jiffies(rdmalock_heartbeat_timeout_ms);
+	unsigned long timeout = msecs_to_jiffies(fabric->heartbeat_timeout_ms);
 	struct rdmalock_conn *conn;
 	u32 i;
 
@@ -540,20 +879,53 @@ static void rdmalock_heartbeat(struct work_struct *work)
 			rdmalock_fabric_send(fabric, i, RDMALOCK_MSG_HEARTBEAT, NULL, 0);
 		rdmalock_conn_put(conn);
 	}
-	if (rdmalock_heartbeat_ms)
-		queue_delayed_work(fabric->wq, &fabric->heartbeat_work,
-				   msecs_to_jiffies(rdmalock_heartbeat_ms));
+	queue_delayed_work(fabric->wq, &fabric->heartbeat_work,
+			   msecs_to_jiffies(fabric->heartbeat_ms));
 }
+
+/**
+ * rdmalock_heartbeat_check() - are these heartbeat parameters usable?
+ * @interval_ms: the period of heartbeats, 0 for none
+ * @timeout_ms: how long a peer may stay silent
+ *
+ * A peer is only heard from every @interval_ms when idle, so a timeout
+ * that is not longer than that would fail every idle peer.
+ *
+ * Return: 0, or -EINVAL.
+ */
+VISIBLE_IF_KUNIT int rdmalock_heartbeat_check(unsigned int interval_ms,
+					      unsigned int timeout_ms)
+{
+	if (interval_ms && timeout_ms <= interval_ms)
+		return -EINVAL;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_heartbeat_check);
 
 /**
  * rdmalock_msg_init() - prepare a new fabric for messages
  * @fabric: the fabric, before it makes or accepts any connection
+ *
+ * Takes the heartbeat parameters once: they are writable at run time,
+ * and a domain's peers must not see its timeout change under them.
+ *
+ * Return: 0, or -EINVAL for heartbeat parameters that cannot work.
  */
-void rdmalock_msg_init(struct rdmalock_fabric *fabric)
+int rdmalock_msg_init(struct rdmalock_fabric *fabric)
 {
+	fabric->heartbeat_ms = READ_ONCE(rdmalock_heartbeat_ms);
+	fabric->heartbeat_timeout_ms = READ_ONCE(rdmalock_heartbeat_timeout_ms);
+	if (rdmalock_heartbeat_check(fabric->heartbeat_ms,
+				     fabric->heartbeat_timeout_ms)) {
+		pr_err_ratelimited("%s: heartbeat_timeout_ms (%u) must be larger than heartbeat_ms (%u)\n",
+				   fabric->attr.name, fabric->heartbeat_timeout_ms,
+				   fabric->heartbeat_ms);
+		return -EINVAL;
+	}
 	fabric->domain_hash = jhash(fabric->attr.name,
 				    strnlen(fabric->attr.name, RDMALOCK_NAME_MAX), 0);
 	INIT_DELAYED_WORK(&fabric->heartbeat_work, rdmalock_heartbeat);
+	return 0;
 }
 
 /**
@@ -562,9 +934,9 @@ void rdmalock_msg_init(struct rdmalock_fabric *fabric)
  */
 void rdmalock_msg_start(struct rdmalock_fabric *fabric)
 {
-	if (rdmalock_heartbeat_ms)
+	if (fabric->heartbeat_ms)
 		queue_delayed_work(fabric->wq, &fabric->heartbeat_work,
-				   msecs_to_jiffies(rdmalock_heartbeat_ms));
+				   msecs_to_jiffies(fabric->heartbeat_ms));
 }
 
 /**

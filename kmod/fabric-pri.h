@@ -9,6 +9,7 @@
 
 #include <linux/completion.h>
 #include <linux/kref.h>
+#include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/semaphore.h>
 #include <linux/spinlock.h>
@@ -97,6 +98,7 @@ struct rdmalock_conn {
 	u64 remote_addr;
 	u32 remote_rkey;
 	u32 remote_len;
+	u32 sent_rkey;			/* ours, as our handshake gave it */
 	spinlock_t post_lock;		/* see "Lifetime" in fabric.c */
 	u32 tx_seq;			/* under post_lock */
 	atomic_t sq_used;		/* posted sends not yet completed */
@@ -106,8 +108,12 @@ struct rdmalock_conn {
 	 */
 	struct mutex setup_lock;
 	struct rdmalock_msg_ring *ring;	/* posted receives */
+	/* Emulated atomics sent on this connection, awaiting their answers. */
+	struct xarray rmw_pending;
+	u32 rmw_next;			/* next id, under rmw_pending's lock */
 	struct semaphore sq_slots;
 	struct completion up;
+	struct delayed_work timeout_work;	/* bounds the connecting */
 	struct work_struct teardown_work;
 	struct rdmalock_conn_auth auth;
 };
@@ -127,36 +133,83 @@ struct rdmalock_peer {
 	/* Accepted from this node, not yet proved the key; ditto. */
 	struct rdmalock_conn *pending;
 	u32 connects;
+	/* Failures since it was last up, and when one was last logged;
+	 * under fabric->lock.
+	 */
+	u32 failures;
+	unsigned long failure_logged;
 	struct delayed_work connect_work;
+	unsigned int backoff_ms;	/* before the next attempt; fabric->lock */
 	struct rdmalock_verb_counters verbs[RDMALOCK_VERB_MAX];
 };
 
 struct rdmalock_fabric {
 	struct rdmalock_cm_ctx cm_ctx;
 	struct rdmalock_fabric_attr attr;
+	struct list_head entry;		/* rdmalock_fabrics, see fabric.c */
+	bool detached;			/* from its device; rdmalock_fabrics_mutex */
 	struct workqueue_struct *wq;
 	struct rdma_cm_id *listen_id;
 	struct ib_device *device;
 	struct ib_pd *pd;
 	void *region;
 	size_t region_len;
-	u64 region_dma;
+	dma_addr_t region_dma;
+	struct device *region_dma_dev;	/* coherent region's; NULL: pages */
 	struct ib_mr *mr;
+	/*
+	 * The rkey of the region's current or last registration, which a
+	 * LOCAL_INV must name; peers are given it while accepting is set.
+	 */
+	u32 region_rkey;
+	bool region_registered;		/* once: re-registering invalidates first */
+	struct delayed_work region_work;	/* re-registers, see region_revoke */
 	spinlock_t lock;		/* conn states, peer->conn, flags below; irq-safe */
-	bool accepting;
+	bool accepting;			/* and the region registered under region_rkey */
 	bool stopping;
 	bool emulated;			/* atomics: set before accepting */
-	struct xarray rmw_pending;	/* emulated atomics awaiting answers */
-	u32 rmw_next;			/* next id, under the xarray's lock */
 	struct rdmalock_conn *loop_passive;
 	atomic_t nconns;
 	wait_queue_head_t conns_gone;
 	u32 domain_hash;
 	struct crypto_shash *auth_tfm;	/* HMAC-SHA256 with the key; NULL: keyless */
+	/* The heartbeat parameters, taken once when the domain is created. */
+	unsigned int heartbeat_ms;
+	unsigned int heartbeat_timeout_ms;
 	struct rdmalock_msg_handler handlers[RDMALOCK_MSG_TYPES];
 	struct rdmalock_imm_handler imm_handler;
 	struct delayed_work heartbeat_work;
 	struct rdmalock_peer peers[RDMALOCK_MAX_NODES];
+};
+
+/**
+ * struct rdmalock_msg_fifo - received messages held back, oldest first
+ * @idx: the indices of their receive slots, from @head on, circularly
+ * @head: where the oldest one is
+ * @count: how many are held
+ * @holding: whatever arrives now must be held too: the connection is not
+ *	up yet, or a message before it is not done
+ *
+ * Each held message keeps its receive slot until it is done, so no more
+ * than %RDMALOCK_RECV_DEPTH can ever be held. The caller serializes.
+ */
+struct rdmalock_msg_fifo {
+	u8 idx[RDMALOCK_RECV_DEPTH];
+	u8 head;
+	u8 count;
+	bool holding;
+};
+
+/*
+ * An answer that a message owes its sender, kept with the message while
+ * the send queue has no room for it (fabric-msg.c).
+ */
+#define RDMALOCK_MSG_ANSWER_MAX		16
+
+struct rdmalock_msg_answer {
+	u8 type;
+	u8 len;
+	u8 payload[RDMALOCK_MSG_ANSWER_MAX];
 };
 
 struct rdmalock_sync_op {
@@ -183,28 +236,44 @@ void rdmalock_conn_up(struct rdmalock_conn *conn, bool established);
 int rdmalock_conn_install(struct rdmalock_conn *conn);
 void rdmalock_conn_put(struct rdmalock_conn *conn);
 void rdmalock_peer_fail(struct rdmalock_peer *peer, const char *why);
+void rdmalock_conn_invalidated(struct rdmalock_conn *conn, const struct ib_wc *wc);
 struct rdmalock_conn *rdmalock_peer_get_conn(struct rdmalock_peer *peer);
 
 /* fabric-rmw.c */
-void rdmalock_rmw_init(struct rdmalock_fabric *fabric);
-void rdmalock_rmw_destroy(struct rdmalock_fabric *fabric);
+void rdmalock_rmw_conn_init(struct rdmalock_conn *conn);
+void rdmalock_rmw_fail_conn(struct rdmalock_conn *conn);
+int rdmalock_rmw_request(struct rdmalock_fabric *fabric, const void *payload,
+			 u32 len, struct rdmalock_msg_answer *answer);
+int rdmalock_rmw_response(struct rdmalock_conn *conn, const void *payload,
+			  u32 len);
 int rdmalock_rmw_async(struct rdmalock_fabric *fabric, u32 node, u64 offset,
 		       int verb, u64 compare_add, u64 swap,
 		       struct rdmalock_fabric_op *op);
 int rdmalock_rmw_sync(struct rdmalock_fabric *fabric, u32 node, u64 offset,
 		      int verb, u64 compare_add, u64 swap,
 		      struct rdmalock_sync_op *sync, u64 *old);
-void rdmalock_rmw_fail_node(struct rdmalock_fabric *fabric, u32 node);
 int rdmalock_atomics_probe(struct rdmalock_conn *conn, u32 node);
 
 /* fabric-msg.c */
+u32 rdmalock_conn_node(const struct rdmalock_conn *conn);
+int rdmalock_msg_handle(struct rdmalock_conn *conn, u8 type,
+			const void *payload, u32 len);
+void rdmalock_imm_dispatch(struct rdmalock_fabric *fabric, u32 node, u32 imm);
 int rdmalock_msg_ring_alloc(struct rdmalock_conn *conn);
 void rdmalock_msg_ring_free(struct rdmalock_conn *conn);
-void rdmalock_msg_init(struct rdmalock_fabric *fabric);
+void rdmalock_msg_conn_up(struct rdmalock_conn *conn);
+int rdmalock_msg_conn_send(struct rdmalock_conn *conn, u8 type,
+			   const void *payload, u32 len);
+int rdmalock_msg_init(struct rdmalock_fabric *fabric);
 void rdmalock_msg_start(struct rdmalock_fabric *fabric);
 void rdmalock_msg_stop(struct rdmalock_fabric *fabric);
-int rdmalock_msg_send_conn(struct rdmalock_conn *conn, u8 type,
-			   const void *payload, u32 len);
+void rdmalock_msg_fifo_start(struct rdmalock_msg_fifo *f);
+bool rdmalock_msg_fifo_hold(struct rdmalock_msg_fifo *f, u8 i);
+void rdmalock_msg_fifo_hold_first(struct rdmalock_msg_fifo *f, u8 i);
+bool rdmalock_msg_fifo_first(struct rdmalock_msg_fifo *f, u8 *i);
+void rdmalock_msg_fifo_pop(struct rdmalock_msg_fifo *f);
+int rdmalock_msg_send_handshake(struct rdmalock_conn *conn, const void *payload,
+				u32 len);
 
 /* fabric-auth.c */
 int rdmalock_auth_init(struct rdmalock_fabric *fabric, const u8 *key,

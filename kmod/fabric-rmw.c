@@ -14,11 +14,18 @@
  * probed before it is offered to users; one that fails the probe is taken
  * down. Emulated: a CAS or FAA becomes an RMW_REQ message to the home node,
  * whose message handler executes it with a CPU atomic on its region and
- * answers with RMW_RESP; requests to this node go through the loopback
- * too, so their completion comes as a callback like any other. Requests
- * wait in a per-fabric table until their answer comes or their
+ * answers with RMW_RESP on the connection the request came on; requests to
+ * this node go through the loopback too, so their completion comes as a
+ * callback like any other. A request waits in the table of the connection
+ * it went out on until its answer comes back on that connection, or that
  * connection is torn down (-ENOTCONN: the outcome is then unknown, as it
- * is for a native atomic whose completion was lost).
+ * is for a native atomic whose completion was lost). Whoever takes a
+ * request out of the table, under its lock, completes it. An answer may
+ * only carry the statuses a native atomic can end with, 0, -ENOTCONN or
+ * -EIO; anything else, an answer to no request of this connection, or a
+ * request for a word outside the region, is a protocol error that fails
+ * the connection. A domain with native atomics takes every RMW message
+ * for one.
  *
  * The probe uses a word of its own per probing node (RDMALOCK_PROBE_OFFSET
  * + 8 * node id), which nothing else modifies.
@@ -92,30 +99,30 @@ EXPORT_SYMBOL_IF_KUNIT(rdmalock_rmw_execute);
  * The table is used from any context, interrupts disabled included, so
  * always with the irqsave lock: xa_*_irq() would enable them again.
  */
-static int rdmalock_rmw_add(struct rdmalock_fabric *fabric,
+static int rdmalock_rmw_add(struct rdmalock_conn *conn,
 			    struct rdmalock_fabric_op *op, u32 *id)
 {
 	unsigned long flags;
 	int ret;
 
 	/* Ids go round, so a late answer cannot match a new request. */
-	xa_lock_irqsave(&fabric->rmw_pending, flags);
-	ret = __xa_alloc_cyclic(&fabric->rmw_pending, id, op, xa_limit_32b,
-				&fabric->rmw_next, GFP_ATOMIC);
-	xa_unlock_irqrestore(&fabric->rmw_pending, flags);
+	xa_lock_irqsave(&conn->rmw_pending, flags);
+	ret = __xa_alloc_cyclic(&conn->rmw_pending, id, op, xa_limit_32b,
+				&conn->rmw_next, GFP_ATOMIC);
+	xa_unlock_irqrestore(&conn->rmw_pending, flags);
 	return ret < 0 ? ret : 0;
 }
 
 /* Whoever takes an entry out completes it: the answer, or a teardown. */
-static struct rdmalock_fabric_op *rdmalock_rmw_take(struct rdmalock_fabric *fabric,
+static struct rdmalock_fabric_op *rdmalock_rmw_take(struct rdmalock_conn *conn,
 						    u32 id)
 {
 	struct rdmalock_fabric_op *op;
 	unsigned long flags;
 
-	xa_lock_irqsave(&fabric->rmw_pending, flags);
-	op = __xa_erase(&fabric->rmw_pending, id);
-	xa_unlock_irqrestore(&fabric->rmw_pending, flags);
+	xa_lock_irqsave(&conn->rmw_pending, flags);
+	op = __xa_erase(&conn->rmw_pending, id);
+	xa_unlock_irqrestore(&conn->rmw_pending, flags);
 	return op;
 }
 
@@ -145,7 +152,8 @@ static void rdmalock_rmw_complete(struct rdmalock_fabric_op *op, int status,
  *
  * Context: any.
  * Return: 0 when started (@op->done will be called), else a negative
- * errno (it will not).
+ * errno (it will not): -EINVAL for a bad node or a word outside its
+ * region, -ENOTCONN, -ENOBUFS, -ENOMEM.
  */
 int rdmalock_rmw_async(struct rdmalock_fabric *fabric, u32 node, u64 offset,
 		       int verb, u64 compare_add, u64 swap,
@@ -157,28 +165,40 @@ int rdmalock_rmw_async(struct rdmalock_fabric *fabric, u32 node, u64 offset,
 		.compare_add = cpu_to_be64(compare_add),
 		.swap = cpu_to_be64(swap),
 	};
+	struct rdmalock_conn *conn;
 	u32 id;
 	int ret;
 
 	if (node >= fabric->attr.num_nodes)
 		return -EINVAL;
 	op->cnt = &fabric->peers[node].verbs[verb];
-	op->rmw_node = node;
 	atomic64_inc(&op->cnt->posted);
-	ret = rdmalock_rmw_add(fabric, op, &id);
-	if (ret)
+	conn = rdmalock_peer_get_conn(&fabric->peers[node]);
+	if (!conn) {
+		ret = -ENOTCONN;
 		goto err;
-	req.id = cpu_to_be32(id);
-	/* Once sent, the answer may complete @op before this returns. */
-	ret = rdmalock_fabric_send(fabric, node, RDMALOCK_MSG_RMW_REQ, &req,
-				   sizeof(req));
-	if (ret) {
-		if (rdmalock_rmw_take(fabric, id) == op)
-			goto err;
-		/* A teardown failed it meanwhile: @op->done has been called. */
-		return 0;
 	}
+	/* The home node would take it for a protocol error. */
+	ret = rdmalock_fabric_check_range(conn->remote_len, offset, sizeof(u64),
+					  sizeof(u64));
+	if (!ret)
+		ret = rdmalock_rmw_add(conn, op, &id);
+	if (ret)
+		goto err_put;
+	req.id = cpu_to_be32(id);
+	/*
+	 * Once sent, the answer may complete @op before this returns. A
+	 * send that fails takes it back, unless the connection's teardown
+	 * has taken it first and called @op->done.
+	 */
+	ret = rdmalock_msg_conn_send(conn, RDMALOCK_MSG_RMW_REQ, &req, sizeof(req));
+	if (ret && rdmalock_rmw_take(conn, id) == op)
+		goto err_put;
+	rdmalock_conn_put(conn);
 	return 0;
+
+err_put:
+	rdmalock_conn_put(conn);
 err:
 	atomic64_inc(&op->cnt->failed);
 	return ret;
@@ -234,93 +254,114 @@ int rdmalock_rmw_sync(struct rdmalock_fabric *fabric, u32 node, u64 offset,
 }
 
 /**
- * rdmalock_rmw_fail_node() - fail the requests waiting for a node
- * @fabric: the fabric
- * @node: the node whose connection is gone
+ * rdmalock_rmw_conn_init() - prepare a new connection's table of requests
+ * @conn: the connection
+ */
+void rdmalock_rmw_conn_init(struct rdmalock_conn *conn)
+{
+	xa_init_flags(&conn->rmw_pending, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_IRQ);
+}
+
+/**
+ * rdmalock_rmw_fail_conn() - fail the requests sent on a connection
+ * @conn: a failed connection whose QP is drained: no answer can come
+ *
+ * A request added later fails to be sent and is taken back by its
+ * sender, so none is left behind.
  *
  * Context: any.
  */
-void rdmalock_rmw_fail_node(struct rdmalock_fabric *fabric, u32 node)
+void rdmalock_rmw_fail_conn(struct rdmalock_conn *conn)
 {
 	struct rdmalock_fabric_op *op;
 	unsigned long id;
 
-	xa_for_each(&fabric->rmw_pending, id, op) {
-		if (op->rmw_node == node && rdmalock_rmw_take(fabric, id) == op)
+	xa_for_each(&conn->rmw_pending, id, op) {
+		op = rdmalock_rmw_take(conn, id);
+		if (op)
 			rdmalock_rmw_complete(op, -ENOTCONN, 0);
 	}
 }
 
-static void rdmalock_rmw_request(struct rdmalock_fabric *fabric, u32 node,
-				 const void *payload, u32 len, void *ctx)
+/**
+ * rdmalock_rmw_request() - execute a peer's emulated atomic
+ * @fabric: a fabric with emulated atomics
+ * @payload: the request
+ * @len: its length
+ * @answer: set to the answer to send back on the request's connection
+ *
+ * Context: the message handlers'.
+ * Return: 0, or -EBADMSG for a malformed request (length, verb, or a word
+ * outside the region, which a requester checks before it asks).
+ */
+int rdmalock_rmw_request(struct rdmalock_fabric *fabric, const void *payload,
+			 u32 len, struct rdmalock_msg_answer *answer)
 {
 	const struct rdmalock_rmw_req *req = payload;
 	struct rdmalock_rmw_resp resp = {};
 	u64 old = 0;
-	int ret;
 
-	if (len != sizeof(*req)) {
-		pr_err_ratelimited("%s: node %u: RMW request of %u bytes\n",
-				   fabric->attr.name, node, len);
-		return;
-	}
-	ret = rdmalock_rmw_execute(fabric->region, fabric->region_len, req->verb,
-				   be64_to_cpu(req->offset),
-				   be64_to_cpu(req->compare_add),
-				   be64_to_cpu(req->swap), &old);
+	BUILD_BUG_ON(sizeof(resp) > sizeof(answer->payload));
+	if (len != sizeof(*req) ||
+	    rdmalock_rmw_execute(fabric->region, fabric->region_len, req->verb,
+				 be64_to_cpu(req->offset),
+				 be64_to_cpu(req->compare_add),
+				 be64_to_cpu(req->swap), &old))
+		return -EBADMSG;
 	resp.id = req->id;
-	resp.status = cpu_to_be32(ret);
 	resp.old = cpu_to_be64(old);
-	/*
-	 * An answer that cannot be sent would leave the requester waiting:
-	 * fail the connection instead, which fails its request over there.
-	 */
-	if (rdmalock_fabric_send(fabric, node, RDMALOCK_MSG_RMW_RESP, &resp,
-				 sizeof(resp)))
-		rdmalock_peer_fail(&fabric->peers[node], "cannot answer an RMW");
+	answer->type = RDMALOCK_MSG_RMW_RESP;
+	answer->len = sizeof(resp);
+	memcpy(answer->payload, &resp, sizeof(resp));
+	return 0;
 }
 
-static void rdmalock_rmw_response(struct rdmalock_fabric *fabric, u32 node,
-				  const void *payload, u32 len, void *ctx)
+/**
+ * rdmalock_rmw_status_valid() - may a peer answer an RMW with this status?
+ * @status: the status in its answer
+ *
+ * Only what a native atomic can end with (see struct rdmalock_fabric_op):
+ * users are told nothing else.
+ *
+ * Return: true for 0, -ENOTCONN and -EIO.
+ */
+VISIBLE_IF_KUNIT bool rdmalock_rmw_status_valid(s32 status)
+{
+	return !status || status == -ENOTCONN || status == -EIO;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_rmw_status_valid);
+
+/**
+ * rdmalock_rmw_response() - complete a request with its answer
+ * @conn: the connection the answer came on
+ * @payload: the answer
+ * @len: its length
+ *
+ * Context: the message handlers'.
+ * Return: 0, or -EBADMSG for an answer that is malformed, to no request
+ * of @conn, or with a status no atomic has; a request it names is then
+ * completed with -EIO.
+ */
+int rdmalock_rmw_response(struct rdmalock_conn *conn, const void *payload,
+			  u32 len)
 {
 	const struct rdmalock_rmw_resp *resp = payload;
 	struct rdmalock_fabric_op *op;
+	s32 status;
 
-	if (len != sizeof(*resp)) {
-		pr_err_ratelimited("%s: node %u: RMW response of %u bytes\n",
-				   fabric->attr.name, node, len);
-		return;
+	if (len != sizeof(*resp))
+		return -EBADMSG;
+	/* Looked up and taken out in one step: the teardown may race. */
+	op = rdmalock_rmw_take(conn, be32_to_cpu(resp->id));
+	if (!op)
+		return -EBADMSG;
+	status = (s32)be32_to_cpu(resp->status);
+	if (!rdmalock_rmw_status_valid(status)) {
+		rdmalock_rmw_complete(op, -EIO, 0);
+		return -EBADMSG;
 	}
-	op = xa_load(&fabric->rmw_pending, be32_to_cpu(resp->id));
-	if (!op || op->rmw_node != node) {
-		pr_err_ratelimited("%s: node %u: answer to an RMW it was not asked\n",
-				   fabric->attr.name, node);
-		return;
-	}
-	if (rdmalock_rmw_take(fabric, be32_to_cpu(resp->id)) == op)
-		rdmalock_rmw_complete(op, (s32)be32_to_cpu(resp->status),
-				      be64_to_cpu(resp->old));
-}
-
-/**
- * rdmalock_rmw_init() - prepare a fabric for emulated atomics
- * @fabric: the fabric, before it connects
- */
-void rdmalock_rmw_init(struct rdmalock_fabric *fabric)
-{
-	xa_init_flags(&fabric->rmw_pending, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_IRQ);
-	fabric->handlers[RDMALOCK_MSG_RMW_REQ].fn = rdmalock_rmw_request;
-	fabric->handlers[RDMALOCK_MSG_RMW_RESP].fn = rdmalock_rmw_response;
-}
-
-/**
- * rdmalock_rmw_destroy() - free what emulated atomics used
- * @fabric: a fabric with no connection left
- */
-void rdmalock_rmw_destroy(struct rdmalock_fabric *fabric)
-{
-	WARN_ON(!xa_empty(&fabric->rmw_pending));
-	xa_destroy(&fabric->rmw_pending);
+	rdmalock_rmw_complete(op, status, be64_to_cpu(resp->old));
+	return 0;
 }
 
 /**

@@ -23,6 +23,7 @@
 #include <linux/dma-mapping.h>
 #include <linux/slab.h>
 
+#include "fabric-fault.h"
 #include "fabric-pri.h"
 #include "rdmalock-pri.h"
 
@@ -127,7 +128,8 @@ int rdmalock_conn_post_send(struct rdmalock_conn *conn, const struct ib_send_wr 
 	return ret;
 }
 
-static void rdmalock_op_done(struct ib_cq *cq, struct ib_wc *wc)
+/* A verb's completion; @cq is NULL when fault injection held it. */
+static void rdmalock_op_complete(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct rdmalock_fabric_op *op = container_of(wc->wr_cqe,
 						     struct rdmalock_fabric_op, cqe);
@@ -170,6 +172,15 @@ static void rdmalock_op_done(struct ib_cq *cq, struct ib_wc *wc)
 	op->done(op);
 }
 
+static void rdmalock_op_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rdmalock_fabric_op *op = container_of(wc->wr_cqe,
+						     struct rdmalock_fabric_op, cqe);
+
+	if (!rdmalock_fault_hold_wc(op->conn, wc, rdmalock_op_complete))
+		rdmalock_op_complete(cq, wc);
+}
+
 /**
  * rdmalock_conn_post_op() - post a work request for an operation
  * @conn: the connection, held by the caller
@@ -209,7 +220,7 @@ int rdmalock_conn_post_op(struct rdmalock_conn *conn,
 	if (op->cnt)
 		atomic64_inc(&op->cnt->posted);
 
-	ret = rdmalock_conn_post_send(conn, wr);
+	ret = rdmalock_fault_verb_post(conn, wr) ?: rdmalock_conn_post_send(conn, wr);
 	if (ret) {
 		op->conn = NULL;
 		rdmalock_conn_put(conn);
@@ -380,9 +391,12 @@ static int rdmalock_conn_verb_sync(struct rdmalock_conn *conn, u32 node,
 	ret = rdmalock_conn_target(conn, node, v, offset, op);
 	if (ret)
 		return ret;
-	op->buf = kmalloc(op->len ?: 1, GFP_KERNEL);
-	if (!op->buf)
+	op->buf = rdmalock_fault_alloc(conn, node, v->verb, 0) ? NULL :
+		  kmalloc(op->len ?: 1, GFP_KERNEL);
+	if (!op->buf) {
+		atomic64_inc(&op->cnt->failed);
 		return -ENOMEM;
+	}
 	if (op->dir == DMA_TO_DEVICE)
 		memcpy(op->buf, buf, op->len);
 	ret = rdmalock_conn_post_wait(conn, sync, &v->wr);
@@ -573,6 +587,37 @@ int rdmalock_fabric_faa(struct rdmalock_fabric *fabric, u32 node, u64 offset,
 {
 	return rdmalock_fabric_atomic(fabric, node, offset,
 				      IB_WR_ATOMIC_FETCH_AND_ADD, add, 0, old);
+}
+
+/**
+ * rdmalock_fabric_invalidate_peer() - invalidate a peer's region, as an attacker would
+ * @fabric: the domain's fabric
+ * @node: a peer, not this node
+ *
+ * Sends @node an empty SEND_WITH_INVALIDATE naming the rkey it gave us,
+ * which rxe obeys. For the fabric test only, which shows that the peer
+ * notices, drops this node and registers its region again.
+ *
+ * Context: process context; sleeps until the send completes.
+ * Return: 0 once the peer has received it; -EINVAL for this node or one
+ * out of range; otherwise as rdmalock_fabric_read().
+ */
+int rdmalock_fabric_invalidate_peer(struct rdmalock_fabric *fabric, u32 node)
+{
+	struct rdmalock_sync_op sync = {};
+	struct ib_send_wr wr = { .opcode = IB_WR_SEND_WITH_INV };
+	struct rdmalock_conn *conn;
+	int ret;
+
+	if (node >= fabric->attr.num_nodes || node == fabric->attr.node_id)
+		return -EINVAL;
+	conn = rdmalock_peer_get_conn(&fabric->peers[node]);
+	if (!conn)
+		return -ENOTCONN;
+	wr.ex.invalidate_rkey = conn->remote_rkey;
+	ret = rdmalock_conn_post_wait(conn, &sync, &wr);
+	rdmalock_conn_put(conn);
+	return ret;
 }
 
 /**

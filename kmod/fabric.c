@@ -6,17 +6,32 @@
  * there is exactly one RC connection, opened by the node with the lower
  * index; every node also connects to itself (loopback), because an RMW on
  * a word that peers reach through the NIC must go through the NIC for
- * local callers too. A connector retries every RDMALOCK_RECONNECT_MS
- * until its peer is there, and again whenever the connection fails.
+ * local callers too. A connector tries again, for as long as the fabric
+ * exists, whenever an attempt or a connection fails, whatever failed: after
+ * RDMALOCK_RECONNECT_MIN_MS, doubling up to RDMALOCK_RECONNECT_MAX_MS, back
+ * to the minimum once a connection is ready. A connection, on either side,
+ * that is not up RDMALOCK_CONNECT_TIMEOUT_MS after it started is failed:
+ * no event may ever come for it (a CM request lost while a link was down
+ * is only retried by the CM seconds later, up to 15 times).
  *
- * Memory. Each node exposes one region (layout in fabric.h), physically
- * contiguous, registered with a fast-registration work request that grants
- * remote read, write and atomic access to that region alone. Posting the
- * registration needs a connected QP, so a fabric first connects to itself,
- * registers its region on the loopback QP, and only then accepts peers.
- * Peers prove the domain key to each other before they exchange their
- * regions' addresses and rkeys (fabric-auth.c); an accepted connection
- * replaces a node's current one only once its peer has proved the key.
+ * Memory. Each node exposes one region (layout in fabric.h), contiguous
+ * coherent memory, registered with a fast-registration work request that
+ * grants remote read and write access, and atomic access in a domain with
+ * native atomics, to that region alone. Posting the registration needs a
+ * connected QP, so a fabric first connects to itself, registers its
+ * region on the loopback QP, and only then accepts peers. Peers prove the
+ * domain key to each other before they exchange their regions' addresses
+ * and rkeys (fabric-auth.c); an accepted connection replaces a node's
+ * current one only once its peer has proved the key. When a peer
+ * invalidates the region, it is registered again under a new rkey and
+ * every peer reconnects to learn it.
+ *
+ * Devices. A fabric lives on the RDMA device its address is on. When that
+ * device goes away, the ib_client's remove callback detaches every fabric
+ * on it: connections, listener, region registration and protection domain
+ * go at once, as rdma_cm waits for every cm_id on the device to be
+ * destroyed before the device can go. The fabric stays, with every node
+ * down, until it is destroyed; it does not come back with a new device.
  *
  * Verbs are in fabric-verbs.c, messages and heartbeats in fabric-msg.c.
  *
@@ -30,6 +45,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/delay.h>
 #include <linux/dma-mapping.h>
 #include <linux/gfp.h>
 #include <linux/in.h>
@@ -45,6 +61,7 @@
 #include <net/ipv6.h>
 #include <net/net_namespace.h>
 #include <rdma/ib_addr.h>
+#include <rdma/ib_cache.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
 
@@ -53,10 +70,19 @@
 
 #define RDMALOCK_RD_ATOMIC		16
 #define RDMALOCK_RESOLVE_TIMEOUT_MS	2000
-#define RDMALOCK_RECONNECT_MS		500
+#define RDMALOCK_RECONNECT_MIN_MS	250
+#define RDMALOCK_RECONNECT_MAX_MS	4000
+/* Address and route resolution, and one retry of a lost CM request. */
+#define RDMALOCK_CONNECT_TIMEOUT_MS	10000
 #define RDMALOCK_LOOPBACK_TIMEOUT_MS	10000
+#define RDMALOCK_FAILURE_LOG_MS		60000
+#define RDMALOCK_PORT_POLL_MS		250
 
 static int rdmalock_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev);
+
+/* Every fabric created; detaching one from its device takes the mutex. */
+static LIST_HEAD(rdmalock_fabrics);
+static DEFINE_MUTEX(rdmalock_fabrics_mutex);
 
 static u32 rdmalock_self(const struct rdmalock_fabric *fabric)
 {
@@ -95,13 +121,62 @@ static struct rdmalock_peer *rdmalock_conn_slot(struct rdmalock_conn *conn)
 	return conn->peer ?: &conn->fabric->peers[rdmalock_self(conn->fabric)];
 }
 
+/*
+ * Offers @conn to users; the connecting succeeded, so the next failure
+ * retries soon again. Called under fabric->lock.
+ */
+static void rdmalock_conn_ready_locked(struct rdmalock_conn *conn)
+{
+	conn->ready = true;
+	if (conn->peer)
+		conn->peer->backoff_ms = RDMALOCK_RECONNECT_MIN_MS;
+}
+
 /* Offers a connection whose atomics work to users. */
 static void rdmalock_conn_set_ready(struct rdmalock_conn *conn)
 {
 	spin_lock_irq(&conn->fabric->lock);
 	if (conn->state == RDMALOCK_CONN_UP)
-		conn->ready = true;
+		rdmalock_conn_ready_locked(conn);
 	spin_unlock_irq(&conn->fabric->lock);
+}
+
+/* Schedules the next attempt to connect to @peer, unless the fabric stops. */
+static void rdmalock_peer_retry(struct rdmalock_peer *peer)
+{
+	struct rdmalock_fabric *fabric = peer->fabric;
+	unsigned int ms;
+
+	/* Under the lock: rdmalock_fabric_stop() cancels what is queued. */
+	spin_lock_irq(&fabric->lock);
+	if (!fabric->stopping) {
+		ms = peer->backoff_ms;
+		peer->backoff_ms = min_t(unsigned int, 2 * ms,
+					 RDMALOCK_RECONNECT_MAX_MS);
+		queue_delayed_work(fabric->wq, &peer->connect_work,
+				   msecs_to_jiffies(ms));
+	}
+	spin_unlock_irq(&fabric->lock);
+}
+
+/* A connection not up within its bound will never be: fail it. */
+static void rdmalock_conn_timeout(struct work_struct *work)
+{
+	struct rdmalock_conn *conn = container_of(to_delayed_work(work),
+						  struct rdmalock_conn,
+						  timeout_work);
+
+	if (READ_ONCE(conn->state) == RDMALOCK_CONN_CONNECTING)
+		rdmalock_conn_fail(conn, "connect timed out");
+	rdmalock_conn_put(conn);
+}
+
+/* Starts @conn's bound; the pending work holds a reference. */
+static void rdmalock_conn_arm_timeout(struct rdmalock_conn *conn)
+{
+	kref_get(&conn->ref);
+	queue_delayed_work(conn->fabric->wq, &conn->timeout_work,
+			   msecs_to_jiffies(RDMALOCK_CONNECT_TIMEOUT_MS));
 }
 
 static void rdmalock_conn_probe(struct work_struct *work)
@@ -141,6 +216,8 @@ static struct rdmalock_conn *rdmalock_conn_alloc(struct rdmalock_fabric *fabric,
 	sema_init(&conn->sq_slots, RDMALOCK_SYNC_SLOTS);
 	init_completion(&conn->up);
 	INIT_WORK(&conn->probe_work, rdmalock_conn_probe);
+	rdmalock_rmw_conn_init(conn);
+	INIT_DELAYED_WORK(&conn->timeout_work, rdmalock_conn_timeout);
 	atomic_inc(&fabric->nconns);
 	return conn;
 }
@@ -161,6 +238,25 @@ void rdmalock_conn_put(struct rdmalock_conn *conn)
 }
 
 /*
+ * Destroying a cm_id whose exchange has started sends a CM message (a
+ * disconnect request or a reject). Soft-RoCE, sending one with no route
+ * (the link is down), puts its CM QP (QP1) in the error state, which
+ * flushes its receives, and the MAD layer never posts them again: the
+ * node could never connect again. So that message waits until the port
+ * is active again, or until the fabric stops.
+ */
+static void rdmalock_conn_wait_port(struct rdmalock_conn *conn)
+{
+	struct rdma_cm_id *id = conn->cm_id;
+	enum ib_port_state state;
+
+	while (!READ_ONCE(conn->fabric->stopping) &&
+	       !ib_get_cached_port_state(id->device, id->port_num, &state) &&
+	       state != IB_PORT_ACTIVE)
+		msleep(RDMALOCK_PORT_POLL_MS);
+}
+
+/*
  * Runs in process context once a connection has failed: nothing can be
  * posted any more (state is FAILED), so flush what is outstanding and
  * free the verbs resources, then let a connector try again.
@@ -169,19 +265,23 @@ static void rdmalock_conn_teardown(struct work_struct *work)
 {
 	struct rdmalock_conn *conn = container_of(work, struct rdmalock_conn,
 						  teardown_work);
-	struct rdmalock_fabric *fabric = conn->fabric;
 	struct rdmalock_peer *peer = conn->peer;
-	bool reconnect;
 
+	if (cancel_delayed_work_sync(&conn->timeout_work))
+		rdmalock_conn_put(conn);
 	/* Wait out any post that saw the connection up; none can follow. */
 	spin_lock_irq(&conn->post_lock);
 	spin_unlock_irq(&conn->post_lock);
 	/* A cm handler making the QP now finishes first, or sees FAILED. */
 	mutex_lock(&conn->setup_lock);
-	if (conn->cm_id->qp) {
-		rdma_disconnect(conn->cm_id);
-		/* Every posted request completes, flushed, before this returns. */
+	/* Every posted request completes, flushed, before this returns. */
+	if (conn->cm_id->qp)
 		ib_drain_qp(conn->cm_id->qp);
+	/* Their answers would have come on this connection. */
+	rdmalock_rmw_fail_conn(conn);
+	if (conn->cm_id->qp) {
+		rdmalock_conn_wait_port(conn);
+		rdma_disconnect(conn->cm_id);
 		rdma_destroy_qp(conn->cm_id);
 	}
 	if (conn->cq)
@@ -190,21 +290,33 @@ static void rdmalock_conn_teardown(struct work_struct *work)
 	rdmalock_msg_ring_free(conn);
 	mutex_unlock(&conn->setup_lock);
 	rdma_destroy_id(conn->cm_id);
-	/*
-	 * Their answers would have come on this connection; one that never
-	 * finished its handshake carried none, and must not fail the
-	 * node's live connection's.
-	 */
-	if (conn->auth.step == RDMALOCK_AUTH_DONE)
-		rdmalock_rmw_fail_node(fabric, peer ? peer->node : fabric->attr.node_id);
 
-	spin_lock_irq(&fabric->lock);
-	reconnect = conn->active && !fabric->stopping;
-	spin_unlock_irq(&fabric->lock);
-	if (reconnect)
-		queue_delayed_work(fabric->wq, &peer->connect_work,
-				   msecs_to_jiffies(RDMALOCK_RECONNECT_MS));
+	if (conn->active)
+		rdmalock_peer_retry(peer);
 	rdmalock_conn_put(conn);
+}
+
+/*
+ * Should a failure of @peer's connection be logged? Under fabric->lock.
+ * An absent peer fails every reconnect attempt: say so when it starts
+ * failing, then once every RDMALOCK_FAILURE_LOG_MS at most; establishing
+ * a connection says it is back (rdmalock_cm_established()).
+ */
+static bool rdmalock_peer_failure_logged(struct rdmalock_peer *peer,
+					 bool was_up)
+{
+	if (was_up) {
+		/* Lost, not failed: its reconnect attempts count from here. */
+		peer->failures = 0;
+		peer->failure_logged = jiffies;
+		return true;
+	}
+	if (peer->failures++ &&
+	    time_before(jiffies, peer->failure_logged +
+				 msecs_to_jiffies(RDMALOCK_FAILURE_LOG_MS)))
+		return false;
+	peer->failure_logged = jiffies;
+	return true;
 }
 
 /*
@@ -217,7 +329,8 @@ void rdmalock_conn_fail(struct rdmalock_conn *conn, const char *why)
 	struct rdmalock_fabric *fabric = conn->fabric;
 	struct rdmalock_peer *peer = conn->peer;
 	unsigned long flags;
-	bool was_up;
+	bool was_up, log = false;
+	u32 failures = 0;
 
 	spin_lock_irqsave(&fabric->lock, flags);
 	if (conn->state == RDMALOCK_CONN_FAILED) {
@@ -232,9 +345,18 @@ void rdmalock_conn_fail(struct rdmalock_conn *conn, const char *why)
 		rdmalock_conn_slot(conn)->pending = NULL;
 	if (fabric->loop_passive == conn)
 		fabric->loop_passive = NULL;
+	if (peer && (was_up || !fabric->stopping)) {
+		log = rdmalock_peer_failure_logged(peer, was_up);
+		failures = peer->failures;
+	}
 	spin_unlock_irqrestore(&fabric->lock, flags);
+	/* Whoever waits for it to come up learns that it will not. */
+	complete_all(&conn->up);
 
-	if (peer && (was_up || !READ_ONCE(fabric->stopping)))
+	if (log && failures > 1)
+		pr_info("%s: node %u: still not connected, %u attempts failed: %s\n",
+			fabric->attr.name, peer->node, failures, why);
+	else if (log)
 		pr_info("%s: node %u: connection %s: %s\n", fabric->attr.name,
 			peer->node, was_up ? "lost" : "failed", why);
 	INIT_WORK(&conn->teardown_work, rdmalock_conn_teardown);
@@ -433,6 +555,7 @@ static int rdmalock_cm_connect_request(struct rdmalock_fabric *fabric,
 	ret = rdmalock_conn_create_qp(conn);
 	if (ret)
 		goto err_free;
+	rdmalock_conn_arm_timeout(conn);
 	ret = rdmalock_auth_accept(conn, req->private_data, &rep);
 	if (ret) {
 		rdmalock_conn_fail(conn, "cannot compute a proof");
@@ -514,13 +637,56 @@ int rdmalock_conn_install(struct rdmalock_conn *conn)
 	return 0;
 }
 
+/*
+ * Is the rkey that @conn's handshake gave the peer the region's
+ * registration now? A connection that gave an older one (the region was
+ * re-registered while it connected) must not come up: its peer would use
+ * a key that no longer works. Every connection that passes this is in its
+ * peer's slot, so a later re-registration fails it. The loopback is given
+ * the rkey by the registration itself. Called under fabric->lock.
+ */
+static bool rdmalock_conn_rkey_current(struct rdmalock_conn *conn)
+{
+	struct rdmalock_fabric *fabric = conn->fabric;
+
+	if (!conn->peer || conn->peer->node == rdmalock_self(fabric))
+		return true;
+	return fabric->accepting && conn->sent_rkey == fabric->region_rkey;
+}
+
+/* Counts @conn up and decides whether it is probed; under fabric->lock. */
+static bool rdmalock_conn_set_up_locked(struct rdmalock_conn *conn,
+					u32 *failures)
+{
+	struct rdmalock_fabric *fabric = conn->fabric;
+	struct rdmalock_peer *peer = conn->peer;
+
+	WRITE_ONCE(conn->state, RDMALOCK_CONN_UP);
+	if (!peer)
+		return false;
+	peer->connects++;
+	*failures = peer->failures;
+	peer->failures = 0;
+	/*
+	 * Native atomics are tried before users get the connection. The
+	 * loopback's first connection is probed, or not, by the bootstrap,
+	 * which decides how the domain does atomics.
+	 */
+	if (!fabric->accepting)
+		return false;
+	if (fabric->emulated)
+		rdmalock_conn_ready_locked(conn);
+	return !fabric->emulated;
+}
+
 /**
  * rdmalock_conn_up() - one of the two things a connection waits for
  * @conn: the connection
  * @established: the CM established it; else its handshake ended
  *
  * Once both have happened, in whichever order, the connection is up:
- * counted, and probed or offered to users.
+ * counted, and probed or offered to users. Messages that came before the
+ * CM's event are handled from that event on.
  *
  * Context: any.
  */
@@ -529,11 +695,14 @@ void rdmalock_conn_up(struct rdmalock_conn *conn, bool established)
 	struct rdmalock_fabric *fabric = conn->fabric;
 	struct rdmalock_peer *peer = conn->peer;
 	unsigned long flags;
-	bool probe = false;
+	u32 failures = 0;
+	bool probe;
 
 	spin_lock_irqsave(&fabric->lock, flags);
 	if (established) {
 		conn->auth.established = true;
+		if (conn->state == RDMALOCK_CONN_CONNECTING)
+			rdmalock_msg_conn_up(conn);
 	} else {
 		conn->auth.done = true;
 		WRITE_ONCE(conn->auth.step, RDMALOCK_AUTH_DONE);
@@ -543,18 +712,12 @@ void rdmalock_conn_up(struct rdmalock_conn *conn, bool established)
 		spin_unlock_irqrestore(&fabric->lock, flags);
 		return;
 	}
-	WRITE_ONCE(conn->state, RDMALOCK_CONN_UP);
-	if (peer)
-		peer->connects++;
-	/*
-	 * Native atomics are tried before users get the connection. The
-	 * loopback's first connection is probed, or not, by the bootstrap,
-	 * which decides how the domain does atomics.
-	 */
-	if (peer && fabric->accepting) {
-		probe = !fabric->emulated;
-		conn->ready = fabric->emulated;
+	if (!rdmalock_conn_rkey_current(conn)) {
+		spin_unlock_irqrestore(&fabric->lock, flags);
+		rdmalock_conn_fail(conn, "region re-registered meanwhile");
+		return;
 	}
+	probe = rdmalock_conn_set_up_locked(conn, &failures);
 	spin_unlock_irqrestore(&fabric->lock, flags);
 
 	if (peer)
@@ -563,7 +726,10 @@ void rdmalock_conn_up(struct rdmalock_conn *conn, bool established)
 		kref_get(&conn->ref);
 		queue_work(fabric->wq, &conn->probe_work);
 	}
-	if (peer && peer->node != rdmalock_self(fabric))
+	if (peer && peer->node != rdmalock_self(fabric) && failures)
+		pr_info("%s: node %u: connected, after %u failed attempts\n",
+			fabric->attr.name, peer->node, failures);
+	else if (peer && peer->node != rdmalock_self(fabric))
 		pr_info("%s: node %u: connected\n", fabric->attr.name, peer->node);
 	complete_all(&conn->up);
 }
@@ -583,7 +749,7 @@ static void rdmalock_cm_established(struct rdmalock_conn *conn,
 	if (conn->active && peer->node == rdmalock_self(fabric) &&
 	    READ_ONCE(fabric->accepting)) {
 		conn->remote_addr = fabric->mr->iova;
-		conn->remote_rkey = fabric->mr->rkey;
+		conn->remote_rkey = READ_ONCE(fabric->region_rkey);
 		conn->remote_len = fabric->region_len;
 	}
 	if (conn->active) {
@@ -662,13 +828,16 @@ static void rdmalock_peer_connect(struct work_struct *work)
 	int ret;
 
 	conn = rdmalock_conn_alloc(fabric, peer, true);
-	if (!conn)
-		goto retry;
+	if (!conn) {
+		rdmalock_peer_retry(peer);
+		return;
+	}
 	id = rdma_create_id(&init_net, rdmalock_cm_handler, &conn->cm_ctx,
 			    RDMA_PS_TCP, IB_QPT_RC);
 	if (IS_ERR(id)) {
 		rdmalock_conn_put(conn);
-		goto retry;
+		rdmalock_peer_retry(peer);
+		return;
 	}
 	conn->cm_id = id;
 
@@ -681,6 +850,7 @@ static void rdmalock_peer_connect(struct work_struct *work)
 	}
 	peer->conn = conn;
 	spin_unlock_irq(&fabric->lock);
+	rdmalock_conn_arm_timeout(conn);
 
 	/* Our address, but any port: the listener holds ours. */
 	src = fabric->attr.addrs[rdmalock_self(fabric)];
@@ -693,12 +863,6 @@ static void rdmalock_peer_connect(struct work_struct *work)
 				RDMALOCK_RESOLVE_TIMEOUT_MS);
 	if (ret)
 		rdmalock_conn_fail(conn, "address resolution failed");
-	return;
-
-retry:
-	if (!READ_ONCE(fabric->stopping))
-		queue_delayed_work(fabric->wq, &peer->connect_work,
-				   msecs_to_jiffies(RDMALOCK_RECONNECT_MS));
 }
 
 /* Verbs ---------------------------------------------------------------- */
@@ -722,28 +886,63 @@ struct rdmalock_conn *rdmalock_peer_get_conn(struct rdmalock_peer *peer)
 
 /* Memory and set-up ---------------------------------------------------- */
 
+/*
+ * The CPU (emulated atomics, rdmalock_fabric_local()) and the NIC both
+ * touch the region at any time, so it is coherent memory: a streaming
+ * mapping would need a sync call around every CPU access, and under
+ * swiotlb the NIC would work on a bounce buffer the CPU never sees. A
+ * device that does DMA by kernel virtual address (rxe, siw) has no
+ * mapping at all and takes the pages as they are. Both come zeroed.
+ */
+static int rdmalock_region_mem_alloc(struct rdmalock_fabric *fabric)
+{
+	struct ib_device *dev = fabric->device;
+
+	if (ib_uses_virt_dma(dev)) {
+		fabric->region = alloc_pages_exact(fabric->region_len,
+						   GFP_KERNEL | __GFP_ZERO);
+		fabric->region_dma = (uintptr_t)fabric->region;
+		return fabric->region ? 0 : -ENOMEM;
+	}
+	fabric->region = dma_alloc_coherent(dev->dma_device, fabric->region_len,
+					    &fabric->region_dma, GFP_KERNEL);
+	if (!fabric->region)
+		return -ENOMEM;
+	/*
+	 * The memory outlives a detach from the device (its users still
+	 * read it), and so must the device it was allocated for.
+	 */
+	fabric->region_dma_dev = get_device(dev->dma_device);
+	return 0;
+}
+
+static void rdmalock_region_mem_free(struct rdmalock_fabric *fabric)
+{
+	if (!fabric->region_dma_dev) {
+		free_pages_exact(fabric->region, fabric->region_len);
+		return;
+	}
+	dma_free_coherent(fabric->region_dma_dev, fabric->region_len,
+			  fabric->region, fabric->region_dma);
+	put_device(fabric->region_dma_dev);
+	fabric->region_dma_dev = NULL;
+}
+
 static int rdmalock_region_alloc(struct rdmalock_fabric *fabric)
 {
 	struct scatterlist sg;
 	int ret, n;
 
 	fabric->region_len = rdmalock_region_len(fabric->attr.locks_per_node);
-	fabric->region = alloc_pages_exact(fabric->region_len,
-					   GFP_KERNEL | __GFP_ZERO);
-	if (!fabric->region)
-		return -ENOMEM;
-	fabric->region_dma = ib_dma_map_single(fabric->device, fabric->region,
-					       fabric->region_len,
-					       DMA_BIDIRECTIONAL);
-	ret = ib_dma_mapping_error(fabric->device, fabric->region_dma);
+	ret = rdmalock_region_mem_alloc(fabric);
 	if (ret)
-		goto err_free;
+		return ret;
 
 	fabric->mr = ib_alloc_mr(fabric->pd, IB_MR_TYPE_MEM_REG,
 				 fabric->region_len >> PAGE_SHIFT);
 	if (IS_ERR(fabric->mr)) {
 		ret = PTR_ERR(fabric->mr);
-		goto err_unmap;
+		goto err_free;
 	}
 	sg_init_table(&sg, 1);
 	sg_dma_address(&sg) = fabric->region_dma;
@@ -753,51 +952,147 @@ static int rdmalock_region_alloc(struct rdmalock_fabric *fabric)
 		ret = n < 0 ? n : -EINVAL;
 		goto err_mr;
 	}
+	/* Not registered yet: the first registration takes the next key. */
+	fabric->region_rkey = fabric->mr->rkey;
 	return 0;
 
 err_mr:
 	ib_dereg_mr(fabric->mr);
-err_unmap:
-	ib_dma_unmap_single(fabric->device, fabric->region_dma,
-			    fabric->region_len, DMA_BIDIRECTIONAL);
 err_free:
-	free_pages_exact(fabric->region, fabric->region_len);
+	rdmalock_region_mem_free(fabric);
 	return ret;
+}
+
+/* What of the region is the device's; the memory stays for the CPU. */
+static void rdmalock_region_unmap(struct rdmalock_fabric *fabric)
+{
+	ib_dereg_mr(fabric->mr);
 }
 
 static void rdmalock_region_free(struct rdmalock_fabric *fabric)
 {
-	ib_dereg_mr(fabric->mr);
-	ib_dma_unmap_single(fabric->device, fabric->region_dma,
-			    fabric->region_len, DMA_BIDIRECTIONAL);
-	free_pages_exact(fabric->region, fabric->region_len);
+	rdmalock_region_unmap(fabric);
+	rdmalock_region_mem_free(fabric);
 }
 
 /*
- * Registers the region on the loopback QP, granting peers exactly what
- * the lock protocols need of it and nothing beyond its length.
+ * What peers may do to the region: read and write it, and atomics only
+ * when the NICs execute them. Until the domain has decided, they are
+ * granted, for the probe on the loopback.
+ */
+static int rdmalock_region_access(const struct rdmalock_fabric *fabric)
+{
+	int access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ |
+		     IB_ACCESS_REMOTE_WRITE;
+
+	if (!fabric->emulated)
+		access |= IB_ACCESS_REMOTE_ATOMIC;
+	return access;
+}
+
+/*
+ * Registers the region on the loopback QP under a new rkey, granting
+ * peers exactly what the lock protocols need of it and nothing beyond
+ * its length. A REG_MR needs a free MR (rxe refuses any other, as the
+ * IB spec says), so a registered one is invalidated first; invalidating
+ * one that a peer already invalidated is harmless. A stale rkey, which
+ * differs in its key byte, reaches nothing afterwards.
  */
 static int rdmalock_region_register(struct rdmalock_fabric *fabric,
 				    struct rdmalock_conn *loop)
 {
 	struct rdmalock_sync_op sync = {};
+	struct ib_send_wr inv = {
+		.opcode = IB_WR_LOCAL_INV,
+		.ex.invalidate_rkey = fabric->region_rkey,
+	};
 	struct ib_reg_wr wr = {
 		.wr.opcode = IB_WR_REG_MR,
 		.mr = fabric->mr,
-		.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ |
-			  IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC,
+		.access = rdmalock_region_access(fabric),
 	};
 	int ret;
 
-	ib_update_fast_reg_key(fabric->mr, ib_inc_rkey(fabric->mr->rkey));
+	if (fabric->region_registered) {
+		ret = rdmalock_conn_post_wait(loop, &sync, &inv);
+		if (ret)
+			return ret;
+		memset(&sync, 0, sizeof(sync));
+	}
+	ib_update_fast_reg_key(fabric->mr, ib_inc_rkey(fabric->region_rkey));
 	wr.key = fabric->mr->rkey;
 	ret = rdmalock_conn_post_wait(loop, &sync, &wr.wr);
 	if (ret)
 		return ret;
+	fabric->region_registered = true;
+	/* Peers get it only once accepting is set again, under the lock. */
+	WRITE_ONCE(fabric->region_rkey, wr.key);
 	loop->remote_addr = fabric->mr->iova;
-	loop->remote_rkey = fabric->mr->rkey;
+	loop->remote_rkey = wr.key;
 	loop->remote_len = fabric->region_len;
 	return 0;
+}
+
+/**
+ * rdmalock_wc_invalidates() - did a receive invalidate this rkey?
+ * @wc: a receive completion
+ * @rkey: the rkey
+ *
+ * Return: true when @wc completed a SEND_WITH_INVALIDATE naming @rkey.
+ */
+VISIBLE_IF_KUNIT bool rdmalock_wc_invalidates(const struct ib_wc *wc, u32 rkey)
+{
+	/* ex is a union: only the flag says it is not immediate data. */
+	return wc->status == IB_WC_SUCCESS &&
+	       (wc->wc_flags & IB_WC_WITH_INVALIDATE) &&
+	       wc->ex.invalidate_rkey == rkey;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_wc_invalidates);
+
+/*
+ * Our region no longer works (a peer invalidated it): refuse peers until
+ * it is registered again, under a new rkey, in process context.
+ */
+static void rdmalock_region_revoke(struct rdmalock_fabric *fabric)
+{
+	unsigned long flags;
+	bool renew;
+
+	spin_lock_irqsave(&fabric->lock, flags);
+	/* Not accepting: being set up, re-registered, or destroyed. */
+	renew = fabric->accepting && !fabric->stopping;
+	if (renew)
+		WRITE_ONCE(fabric->accepting, false);
+	spin_unlock_irqrestore(&fabric->lock, flags);
+	if (renew)
+		queue_delayed_work(fabric->wq, &fabric->region_work, 0);
+}
+
+/**
+ * rdmalock_conn_invalidated() - a peer sent us a SEND_WITH_INVALIDATE
+ * @conn: the connection it came on
+ * @wc: its receive completion
+ *
+ * No node of a domain sends one, so the peer is hostile or broken: its
+ * connection is failed. rxe obeys one that names any rkey of the device,
+ * whatever its protection domain; if it named our region's, every peer
+ * is disconnected and the region re-registered under a new rkey, which
+ * peers learn when they connect again.
+ *
+ * Context: any.
+ */
+void rdmalock_conn_invalidated(struct rdmalock_conn *conn, const struct ib_wc *wc)
+{
+	struct rdmalock_fabric *fabric = conn->fabric;
+	bool ours = rdmalock_wc_invalidates(wc, READ_ONCE(fabric->region_rkey));
+
+	pr_warn_ratelimited("%s: node %u invalidated %s (rkey %#x)\n",
+			    fabric->attr.name,
+			    conn->peer ? conn->peer->node : rdmalock_self(fabric),
+			    ours ? "this node's region" : "a key", wc->ex.invalidate_rkey);
+	rdmalock_conn_fail(conn, "sent with invalidate");
+	if (ours)
+		rdmalock_region_revoke(fabric);
 }
 
 static int rdmalock_fabric_listen(struct rdmalock_fabric *fabric)
@@ -857,8 +1152,12 @@ static int rdmalock_fabric_choose_atomics(struct rdmalock_fabric *fabric,
 	return ret;
 }
 
-/* Connects to ourselves and registers the region on that connection. */
-static int rdmalock_fabric_bootstrap(struct rdmalock_fabric *fabric)
+/*
+ * Connects to ourselves, then, on that loopback connection, registers the
+ * region under a new rkey (@first: and decides how the domain does
+ * atomics) and offers the connection to users.
+ */
+static int rdmalock_fabric_bootstrap(struct rdmalock_fabric *fabric, bool first)
 {
 	struct rdmalock_peer *self = &fabric->peers[rdmalock_self(fabric)];
 	struct rdmalock_conn *loop;
@@ -882,8 +1181,12 @@ static int rdmalock_fabric_bootstrap(struct rdmalock_fabric *fabric)
 		ret = -ENOTCONN;
 	else
 		ret = rdmalock_region_register(fabric, loop);
-	if (!ret)
+	if (!ret && first) {
 		ret = rdmalock_fabric_choose_atomics(fabric, loop);
+		/* The probe needed remote atomics; emulating, grant none. */
+		if (!ret && fabric->emulated)
+			ret = rdmalock_region_register(fabric, loop);
+	}
 	if (!ret)
 		rdmalock_conn_set_ready(loop);
 	rdmalock_conn_put(loop);
@@ -893,22 +1196,29 @@ static int rdmalock_fabric_bootstrap(struct rdmalock_fabric *fabric)
 	return ret;
 }
 
-/* Fails every connection and waits until all are torn down and freed. */
-static void rdmalock_fabric_stop(struct rdmalock_fabric *fabric)
+/*
+ * Lets peers in, and connects to the higher nodes now: each learns the
+ * rkey registered now from its connection's handshake.
+ */
+static void rdmalock_fabric_accept(struct rdmalock_fabric *fabric)
+{
+	u32 i;
+
+	/* Under the lock, so that a connection that sees it sees emulated. */
+	spin_lock_irq(&fabric->lock);
+	if (!fabric->stopping)
+		WRITE_ONCE(fabric->accepting, true);
+	spin_unlock_irq(&fabric->lock);
+	for (i = rdmalock_self(fabric) + 1; i < fabric->attr.num_nodes; i++)
+		mod_delayed_work(fabric->wq, &fabric->peers[i].connect_work, 0);
+}
+
+/* Fails every connection, the loopback's two ends included. */
+static void rdmalock_fabric_fail_all(struct rdmalock_fabric *fabric,
+				     const char *why)
 {
 	struct rdmalock_conn *conns[2 * RDMALOCK_MAX_NODES + 1];
 	unsigned int i, n = 0;
-
-	spin_lock_irq(&fabric->lock);
-	WRITE_ONCE(fabric->stopping, true);
-	spin_unlock_irq(&fabric->lock);
-	rdmalock_msg_stop(fabric);
-
-	for (i = 0; i < fabric->attr.num_nodes; i++)
-		cancel_delayed_work_sync(&fabric->peers[i].connect_work);
-	if (fabric->listen_id)
-		rdma_destroy_id(fabric->listen_id);
-	fabric->listen_id = NULL;
 
 	spin_lock_irq(&fabric->lock);
 	for (i = 0; i < fabric->attr.num_nodes; i++) {
@@ -924,16 +1234,60 @@ static void rdmalock_fabric_stop(struct rdmalock_fabric *fabric)
 	spin_unlock_irq(&fabric->lock);
 
 	for (i = 0; i < n; i++) {
-		rdmalock_conn_fail(conns[i], "domain destroyed");
+		rdmalock_conn_fail(conns[i], why);
 		rdmalock_conn_put(conns[i]);
 	}
-	wait_event(fabric->conns_gone, !atomic_read(&fabric->nconns));
-	/*
-	 * A teardown that ran before stopping was set may have queued a
-	 * reconnect after the first cancel; none can be queued after this.
-	 */
+}
+
+/*
+ * Re-registers the region after rdmalock_region_revoke(). Every
+ * connection goes, so that no peer keeps a key that works again once the
+ * region is registered (they differ only in the key byte) and each learns
+ * the new one from a new handshake; verbs in flight fail with -ENOTCONN
+ * or -EIO. The loopback is made again and carries the registration, and
+ * only then are peers let in again. Tried again until it works or the
+ * domain is destroyed.
+ */
+static void rdmalock_region_renew(struct work_struct *work)
+{
+	struct rdmalock_fabric *fabric = container_of(to_delayed_work(work),
+						      struct rdmalock_fabric,
+						      region_work);
+	int ret;
+
+	rdmalock_fabric_fail_all(fabric, "region re-registered");
+	ret = rdmalock_fabric_bootstrap(fabric, false);
+	if (ret) {
+		if (!READ_ONCE(fabric->stopping))
+			queue_delayed_work(fabric->wq, &fabric->region_work,
+					   msecs_to_jiffies(RDMALOCK_RECONNECT_MIN_MS));
+		return;
+	}
+	rdmalock_fabric_accept(fabric);
+	pr_info("%s: region re-registered under a new rkey; peers reconnect\n",
+		fabric->attr.name);
+}
+
+/* Fails every connection and waits until all are torn down and freed. */
+static void rdmalock_fabric_stop(struct rdmalock_fabric *fabric, const char *why)
+{
+	unsigned int i;
+
+	spin_lock_irq(&fabric->lock);
+	WRITE_ONCE(fabric->stopping, true);
+	spin_unlock_irq(&fabric->lock);
+	rdmalock_msg_stop(fabric);
+
 	for (i = 0; i < fabric->attr.num_nodes; i++)
 		cancel_delayed_work_sync(&fabric->peers[i].connect_work);
+	if (fabric->listen_id)
+		rdma_destroy_id(fabric->listen_id);
+	fabric->listen_id = NULL;
+
+	rdmalock_fabric_fail_all(fabric, why);
+	/* A re-registration sees its loopback fail, and stops. */
+	cancel_delayed_work_sync(&fabric->region_work);
+	wait_event(fabric->conns_gone, !atomic_read(&fabric->nconns));
 	flush_workqueue(fabric->wq);
 }
 
@@ -953,7 +1307,8 @@ static void rdmalock_fabric_stop(struct rdmalock_fabric *fabric)
  * Return: 0; -ENODEV when no RDMA device has this node's address;
  * -ETIMEDOUT or -ENOTCONN when the loopback connection cannot be made;
  * -EADDRINUSE when another domain listens on the same address and port;
- * -ENOMEM; the crypto API's errors.
+ * -EINVAL for heartbeat module parameters that cannot work; -ENOMEM;
+ * the crypto API's errors.
  */
 int rdmalock_fabric_create(const struct rdmalock_fabric_attr *attr,
 			   const u8 *key, u32 key_len,
@@ -968,19 +1323,19 @@ int rdmalock_fabric_create(const struct rdmalock_fabric_attr *attr,
 		return -ENOMEM;
 	fabric->cm_ctx.listener = true;
 	fabric->attr = *attr;
-	rdmalock_msg_init(fabric);
-	ret = rdmalock_auth_init(fabric, key, key_len);
-	if (ret) {
-		kfree(fabric);
-		return ret;
-	}
-	rdmalock_rmw_init(fabric);
+	ret = rdmalock_msg_init(fabric);
+	if (!ret)
+		ret = rdmalock_auth_init(fabric, key, key_len);
+	if (ret)
+		goto err_free;
 	spin_lock_init(&fabric->lock);
 	atomic_set(&fabric->nconns, 0);
 	init_waitqueue_head(&fabric->conns_gone);
+	INIT_DELAYED_WORK(&fabric->region_work, rdmalock_region_renew);
 	for (i = 0; i < attr->num_nodes; i++) {
 		fabric->peers[i].fabric = fabric;
 		fabric->peers[i].node = i;
+		fabric->peers[i].backoff_ms = RDMALOCK_RECONNECT_MIN_MS;
 		INIT_DELAYED_WORK(&fabric->peers[i].connect_work,
 				  rdmalock_peer_connect);
 	}
@@ -1002,23 +1357,19 @@ int rdmalock_fabric_create(const struct rdmalock_fabric_attr *attr,
 	ret = rdmalock_region_alloc(fabric);
 	if (ret)
 		goto err_pd;
-	ret = rdmalock_fabric_bootstrap(fabric);
+	ret = rdmalock_fabric_bootstrap(fabric, true);
 	if (ret)
 		goto err_stop;
-
-	/* Under the lock, so that a connection that sees it sees emulated. */
-	spin_lock_irq(&fabric->lock);
-	WRITE_ONCE(fabric->accepting, true);
-	spin_unlock_irq(&fabric->lock);
-	for (i = rdmalock_self(fabric) + 1; i < attr->num_nodes; i++)
-		queue_delayed_work(fabric->wq, &fabric->peers[i].connect_work, 0);
+	rdmalock_fabric_accept(fabric);
 	rdmalock_msg_start(fabric);
+	mutex_lock(&rdmalock_fabrics_mutex);
+	list_add_tail(&fabric->entry, &rdmalock_fabrics);
+	mutex_unlock(&rdmalock_fabrics_mutex);
 	*fabricp = fabric;
 	return 0;
 
 err_stop:
-	rdmalock_fabric_stop(fabric);
-	rdmalock_rmw_destroy(fabric);
+	rdmalock_fabric_stop(fabric, "domain destroyed");
 	rdmalock_region_free(fabric);
 err_pd:
 	ib_dealloc_pd(fabric->pd);
@@ -1033,6 +1384,49 @@ err_free:
 	return ret;
 }
 
+/*
+ * Lets go of everything @fabric has on its device, once: after this every
+ * node is down for good and every verb fails with -ENOTCONN. Called under
+ * rdmalock_fabrics_mutex.
+ */
+static void rdmalock_fabric_detach(struct rdmalock_fabric *fabric,
+				   const char *why)
+{
+	if (fabric->detached)
+		return;
+	rdmalock_fabric_stop(fabric, why);
+	rdmalock_region_unmap(fabric);
+	ib_dealloc_pd(fabric->pd);
+	fabric->detached = true;
+}
+
+/**
+ * rdmalock_fabric_remove_device() - detach every fabric from a departing device
+ * @device: the RDMA device being unregistered
+ *
+ * Every fabric on @device loses its connections, listener, registration
+ * and protection domain before this returns, so that the device's
+ * unregistration does not wait for the domains to be destroyed. The
+ * fabrics stay, with every node down, until rdmalock_fabric_destroy().
+ *
+ * Context: process context (the ib_client's remove callback); sleeps
+ * until the connections are torn down.
+ */
+void rdmalock_fabric_remove_device(struct ib_device *device)
+{
+	struct rdmalock_fabric *fabric;
+
+	mutex_lock(&rdmalock_fabrics_mutex);
+	list_for_each_entry(fabric, &rdmalock_fabrics, entry) {
+		if (fabric->device != device || fabric->detached)
+			continue;
+		pr_warn("%s: RDMA device %s removed: every node is down until the domain is destroyed\n",
+			fabric->attr.name, dev_name(&device->dev));
+		rdmalock_fabric_detach(fabric, "device removed");
+	}
+	mutex_unlock(&rdmalock_fabrics_mutex);
+}
+
 /**
  * rdmalock_fabric_destroy() - disconnect from every node and free it all
  * @fabric: the fabric; no verb may be in flight or started on it
@@ -1041,10 +1435,12 @@ err_free:
  */
 void rdmalock_fabric_destroy(struct rdmalock_fabric *fabric)
 {
-	rdmalock_fabric_stop(fabric);
-	rdmalock_rmw_destroy(fabric);
-	rdmalock_region_free(fabric);
-	ib_dealloc_pd(fabric->pd);
+	/* Under the mutex: a device removal meanwhile waits for the detach. */
+	mutex_lock(&rdmalock_fabrics_mutex);
+	list_del(&fabric->entry);
+	rdmalock_fabric_detach(fabric, "domain destroyed");
+	mutex_unlock(&rdmalock_fabrics_mutex);
+	rdmalock_region_mem_free(fabric);
 	destroy_workqueue(fabric->wq);
 	rdmalock_auth_free(fabric);
 	kfree(fabric);

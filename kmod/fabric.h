@@ -178,8 +178,11 @@ static_assert(sizeof(struct rdmalock_msg_hdr) == 16);
 	(RDMALOCK_MSG_SIZE - sizeof(struct rdmalock_msg_hdr))
 
 /*
- * A message handler runs in softirq context, in order per sending node;
- * it must not sleep. @payload is valid only during the call.
+ * A message handler runs in softirq context (or with bottom halves
+ * disabled), in order per sending node, never two at once for one
+ * connection, and only once that connection is up: what arrives before is
+ * held until then. It must not sleep. @payload is valid only during the
+ * call.
  */
 typedef void rdmalock_msg_fn(struct rdmalock_fabric *fabric, u32 node,
 			     const void *payload, u32 len, void *ctx);
@@ -194,8 +197,8 @@ int rdmalock_fabric_set_handler(struct rdmalock_fabric *fabric, u8 type,
 
 /*
  * Called when a peer's WRITE with immediate has placed its data in this
- * node's region; softirq context, in order per writing node; must not
- * sleep.
+ * node's region; in the same context and order as the message handlers,
+ * and with the messages from that node; must not sleep.
  */
 typedef void rdmalock_imm_fn(struct rdmalock_fabric *fabric, u32 node,
 			     u32 imm, void *ctx);
@@ -214,6 +217,7 @@ int rdmalock_fabric_create(const struct rdmalock_fabric_attr *attr,
 			   const u8 *key, u32 key_len,
 			   struct rdmalock_fabric **fabricp);
 void rdmalock_fabric_destroy(struct rdmalock_fabric *fabric);
+void rdmalock_fabric_remove_device(struct ib_device *device);
 
 size_t rdmalock_fabric_region_len(const struct rdmalock_fabric *fabric);
 void *rdmalock_fabric_local(struct rdmalock_fabric *fabric, u64 offset, u32 len);
@@ -263,11 +267,16 @@ int rdmalock_rmw_execute(void *region, u64 region_len, u8 verb, u64 offset,
 int rdmalock_msg_check(const void *buf, u32 byte_len, u32 domain_hash,
 		       u32 src_node, u32 seq, u8 *type, u32 *len);
 int rdmalock_atomics_check(rdmalock_atomic_fn atomic, void *ctx);
+bool rdmalock_rmw_status_valid(s32 status);
+int rdmalock_heartbeat_check(unsigned int interval_ms,
+			     unsigned int timeout_ms);
+bool rdmalock_wc_invalidates(const struct ib_wc *wc, u32 rkey);
 #endif
 int rdmalock_atomics_decide(u32 mode, int probe, bool force, bool *emulated);
 
 int rdmalock_fabric_faa(struct rdmalock_fabric *fabric, u32 node, u64 offset,
 			u64 add, u64 *old);
+int rdmalock_fabric_invalidate_peer(struct rdmalock_fabric *fabric, u32 node);
 
 /**
  * struct rdmalock_fabric_op - an asynchronous one-sided verb
@@ -282,7 +291,6 @@ int rdmalock_fabric_faa(struct rdmalock_fabric *fabric, u32 node, u64 offset,
  * @cnt: private to the fabric
  * @dma: private to the fabric
  * @dir: private to the fabric
- * @rmw_node: private to the fabric
  */
 struct rdmalock_fabric_op {
 	void (*done)(struct rdmalock_fabric_op *op);
@@ -294,7 +302,6 @@ struct rdmalock_fabric_op {
 	struct rdmalock_verb_counters *cnt;
 	u64 dma;
 	enum dma_data_direction dir;
-	u32 rmw_node;
 };
 
 int rdmalock_fabric_read_async(struct rdmalock_fabric *fabric, u32 node,

@@ -14,14 +14,17 @@
 #include "locks.h"
 #include "rdmalock-pri.h"
 
+/* A lock of the file; @pending while its LOCK is under way. */
 struct rdmalock_held {
 	struct list_head entry;
 	struct rdmalock_lock lk;
+	bool pending;
 };
 
 /*
  * What an open file holds. The mutex is not held while a LOCK waits, so
- * that another thread can UNLOCK meanwhile; a pending LOCK is on no list.
+ * that another thread can UNLOCK meanwhile; a LOCK under way is on the
+ * list, pending, so that a second LOCK of the same lock finds it.
  */
 struct rdmalock_file {
 	struct mutex lock;		/* protects held */
@@ -70,17 +73,32 @@ void rdmalock_file_release(struct file *file)
 	kfree(f);
 }
 
-/* Under f->lock. */
+/*
+ * Under f->lock. A lock of a destroyed domain keeps its name, so that
+ * UNLOCK of it reports the destruction.
+ */
 static struct rdmalock_held *rdmalock_file_find(struct rdmalock_file *f,
 						const char *name, u64 id)
 {
 	struct rdmalock_held *h;
 
 	list_for_each_entry(h, &f->held, entry)
-		if (h->lk.id == id &&
+		if (!h->pending && h->lk.id == id &&
 		    !strncmp(h->lk.dom->attr.name, name, RDMALOCK_NAME_MAX))
 			return h;
 	return NULL;
+}
+
+/* Under f->lock: held or pending, in this very domain. */
+static bool rdmalock_file_has(struct rdmalock_file *f,
+			      struct rdmalock_domain *dom, u64 id)
+{
+	struct rdmalock_held *h;
+
+	list_for_each_entry(h, &f->held, entry)
+		if (h->lk.dom == dom && h->lk.id == id)
+			return true;
+	return false;
 }
 
 static int rdmalock_file_lock(struct rdmalock_lock *lk,
@@ -99,8 +117,8 @@ static int rdmalock_file_lock(struct rdmalock_lock *lk,
  * @file: the open file that will hold the lock
  * @arg: &struct rdmalock_lock_req
  *
- * Return: 0, -EINVAL, -ENOENT (no such domain), -EDEADLK (held by this
- * file), or the lock's errors.
+ * Return: 0, -EINVAL, -ENOENT (no such domain), -EDEADLK (held or being
+ * locked by this file), or the lock's errors.
  */
 long rdmalock_ioc_lock(struct file *file, void *arg)
 {
@@ -115,11 +133,6 @@ long rdmalock_ioc_lock(struct file *file, void *arg)
 	    memchr_inv(req->reserved, 0, sizeof(req->reserved)) ||
 	    strnlen(req->name, RDMALOCK_NAME_MAX) == RDMALOCK_NAME_MAX)
 		return -EINVAL;
-	mutex_lock(&f->lock);
-	busy = rdmalock_file_find(f, req->name, req->id);
-	mutex_unlock(&f->lock);
-	if (busy)
-		return -EDEADLK;
 	dom = rdmalock_domain_get(req->name);
 	if (!dom)
 		return -ENOENT;
@@ -129,16 +142,30 @@ long rdmalock_ioc_lock(struct file *file, void *arg)
 		return -ENOMEM;
 	}
 	rdmalock_lock_init(&h->lk, dom, req->id);
-	ret = rdmalock_file_lock(&h->lk, req);
-	if (ret) {
-		rdmalock_domain_put(dom);
-		kfree(h);
-		return ret;
-	}
+	h->pending = true;
+	/* Checked and claimed at once: two LOCKs of one lock cannot both pass. */
 	mutex_lock(&f->lock);
-	list_add_tail(&h->entry, &f->held);
+	busy = rdmalock_file_has(f, dom, req->id);
+	if (!busy)
+		list_add_tail(&h->entry, &f->held);
 	mutex_unlock(&f->lock);
-	return 0;
+	if (busy) {
+		ret = -EDEADLK;
+		goto err_free;
+	}
+	ret = rdmalock_file_lock(&h->lk, req);
+	mutex_lock(&f->lock);
+	if (ret)
+		list_del(&h->entry);
+	else
+		h->pending = false;
+	mutex_unlock(&f->lock);
+	if (!ret)
+		return 0;
+err_free:
+	rdmalock_domain_put(dom);
+	kfree(h);
+	return ret;
 }
 
 /**
@@ -147,7 +174,8 @@ long rdmalock_ioc_lock(struct file *file, void *arg)
  * @arg: &struct rdmalock_lock_req
  *
  * Return: 0, -EINVAL, -ENOENT when this file does not hold it, or what
- * rdmalock_unlock() says (the lock is released all the same).
+ * rdmalock_unlock() says (the lock is released all the same), such as
+ * -ESHUTDOWN when its domain was destroyed meanwhile.
  */
 long rdmalock_ioc_unlock(struct file *file, void *arg)
 {

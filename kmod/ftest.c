@@ -13,7 +13,8 @@
  * reads back what was written; a fetch-and-add storm from T threads on
  * each of N nodes, M adds each, leaves N*T*M; a compare-and-swap
  * ping-pong between all N nodes, M rounds, leaves N*M; a read returns
- * the word.
+ * the word. INVALIDATE, a hostile act, checks that the target survives
+ * it: the cluster tests check its log and the exact operations after it.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -34,6 +35,7 @@
 #define RDMALOCK_FTEST_TURN_TIMEOUT	(30 * HZ)
 
 struct rdmalock_ftest {
+	struct rdmalock_domain *dom;
 	struct rdmalock_fabric *fabric;
 	const struct rdmalock_fabric_test *req;
 	bool async;
@@ -160,6 +162,12 @@ static int rdmalock_ftest_pattern(struct rdmalock_ftest_thread *th, u64 i)
 	return ret;
 }
 
+/* Stopped by a fatal signal, or by the domain's destruction. */
+static bool rdmalock_ftest_stopped(struct rdmalock_ftest *t)
+{
+	return READ_ONCE(t->stop) || rdmalock_domain_closed(t->dom);
+}
+
 /* This node's turn in round @i is to move the word from N*i+self on. */
 static int rdmalock_ftest_pingpong(struct rdmalock_ftest_thread *th, u64 i)
 {
@@ -172,7 +180,7 @@ static int rdmalock_ftest_pingpong(struct rdmalock_ftest_thread *th, u64 i)
 		ret = rdmalock_ftest_cas(th, want, want + 1, &old);
 		if (ret || old == want)
 			return ret;
-		if (READ_ONCE(t->stop))
+		if (rdmalock_ftest_stopped(t))
 			return -EINTR;
 		if (time_after(jiffies, deadline))
 			return -ETIMEDOUT;
@@ -187,7 +195,7 @@ static int rdmalock_ftest_thread(void *arg)
 	u64 i, val;
 	int ret;
 
-	for (i = 0; i < t->req->iterations && !READ_ONCE(t->stop); i++) {
+	for (i = 0; i < t->req->iterations && !rdmalock_ftest_stopped(t); i++) {
 		switch (t->req->op) {
 		case RDMALOCK_FTEST_PATTERN:
 			ret = rdmalock_ftest_pattern(th, i);
@@ -217,12 +225,12 @@ static int rdmalock_ftest_thread(void *arg)
 }
 
 static int rdmalock_ftest_check(const struct rdmalock_fabric_test *req,
-				u32 num_nodes)
+				u32 self, u32 num_nodes)
 {
 	if ((req->flags & ~RDMALOCK_FTEST_F_ASYNC) || req->pad || req->pad2 ||
 	    memchr_inv(req->reserved, 0, sizeof(req->reserved)))
 		return -EINVAL;
-	if (req->op < RDMALOCK_FTEST_PATTERN || req->op > RDMALOCK_FTEST_READ)
+	if (req->op < RDMALOCK_FTEST_PATTERN || req->op > RDMALOCK_FTEST_INVALIDATE)
 		return -EINVAL;
 	if (req->target >= num_nodes || req->word >= RDMALOCK_FTEST_WORDS)
 		return -EINVAL;
@@ -232,8 +240,17 @@ static int rdmalock_ftest_check(const struct rdmalock_fabric_test *req,
 	/* One writer of a pattern, one player per node in a ping-pong. */
 	if (req->op != RDMALOCK_FTEST_FAA_STORM && req->threads != 1)
 		return -EINVAL;
-	if (req->op == RDMALOCK_FTEST_READ && req->iterations != 1)
+	if ((req->op == RDMALOCK_FTEST_READ || req->op == RDMALOCK_FTEST_INVALIDATE) &&
+	    req->iterations != 1)
 		return -EINVAL;
+	if (req->op == RDMALOCK_FTEST_INVALIDATE) {
+		if (req->target == self || req->word)
+			return -EINVAL;
+		if (!rdmalock_allow_broken) {
+			pr_err_ratelimited("the invalidate fabric test needs allow_broken=1\n");
+			return -EPERM;
+		}
+	}
 	return 0;
 }
 
@@ -292,7 +309,7 @@ static u32 rdmalock_ftest_start(struct rdmalock_ftest *t)
  * Context: process context; sleeps until the threads are done. A fatal
  * signal stops them early.
  * Return: 0 (failures of single operations are counted in @req), -ENOENT
- * for an unknown domain, -EINVAL for bad parameters.
+ * for an unknown domain, -ESHUTDOWN for one being destroyed, -EINVAL for bad parameters.
  */
 int rdmalock_fabric_test(struct rdmalock_fabric_test *req)
 {
@@ -303,14 +320,28 @@ int rdmalock_fabric_test(struct rdmalock_fabric_test *req)
 	dom = rdmalock_domain_get(req->name);
 	if (!dom)
 		return -ENOENT;
-	ret = rdmalock_ftest_check(req, dom->attr.num_nodes);
+	/* The domain's destruction stops the test and waits for it. */
+	ret = rdmalock_domain_enter(dom);
 	if (ret)
 		goto out_put;
+	ret = rdmalock_ftest_check(req, dom->attr.node_id, dom->attr.num_nodes);
+	if (ret)
+		goto out_leave;
+	if (req->op == RDMALOCK_FTEST_INVALIDATE) {
+		ret = rdmalock_fabric_invalidate_peer(dom->fabric, req->target);
+		req->value = 0;
+		req->done = !ret;
+		req->errors = !!ret;
+		req->first_error = ret;
+		ret = 0;
+		goto out_leave;
+	}
 	t = kzalloc(sizeof(*t), GFP_KERNEL);
 	if (!t) {
 		ret = -ENOMEM;
-		goto out_put;
+		goto out_leave;
 	}
+	t->dom = dom;
 	t->fabric = dom->fabric;
 	t->req = req;
 	t->async = req->flags & RDMALOCK_FTEST_F_ASYNC;
@@ -337,6 +368,8 @@ int rdmalock_fabric_test(struct rdmalock_fabric_test *req)
 	req->errors = atomic64_read(&t->errors);
 	req->first_error = atomic_read(&t->first_error);
 	kfree(t);
+out_leave:
+	rdmalock_domain_leave(dom);
 out_put:
 	rdmalock_domain_put(dom);
 	return ret;

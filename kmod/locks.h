@@ -153,7 +153,9 @@ struct rdmalock_how {
  * @shared: grants RDMALOCK_MODE_SH to several holders at once
  * @broken: a deliberately broken test lock, which may wedge itself: the
  *	torture's RDMALOCK_RUN_RESET clears its word too, between rounds
- * @attach: called once the lockspace has its fabric; optional
+ * @attach: called once the lockspace has its fabric; optional. It installs
+ *	its message handlers only after everything that can fail: on failure
+ *	the lockspace is freed while the fabric lives on.
  * @acquire: take the lock for @w. On failure the descriptor is freed by
  *	the caller unless @w is abandoned (its grant will be passed on) or
  *	lost. Process context.
@@ -219,6 +221,7 @@ struct rdmalock_ls_params {
  * @wq: runs abandoned acquisitions' hand-overs
  * @stop_lock: orders queueing on @wq with its destruction
  * @stopping: the domain is going; queue nothing more
+ * @closed: the domain was destroyed: acquisitions fail with -ESHUTDOWN
  * @pool_lock: protects @used
  * @used: descriptors allocated
  * @acquisitions: locks granted on this node
@@ -246,6 +249,7 @@ struct rdmalock_lockspace {
 	struct workqueue_struct *wq;
 	spinlock_t stop_lock;		/* see @stop_lock above */
 	bool stopping;
+	bool closed;
 	spinlock_t pool_lock;		/* see @pool_lock above */
 	DECLARE_BITMAP(used, RDMALOCK_DESC_COUNT);
 	atomic64_t acquisitions;
@@ -261,6 +265,7 @@ int rdmalock_lockspace_create(struct rdmalock_fabric *fabric,
 			      const struct rdmalock_fabric_attr *attr,
 			      const struct rdmalock_ls_params *params,
 			      struct rdmalock_lockspace **lsp);
+void rdmalock_lockspace_close(struct rdmalock_lockspace *ls);
 void rdmalock_lockspace_stop(struct rdmalock_lockspace *ls);
 void rdmalock_lockspace_free(struct rdmalock_lockspace *ls);
 int rdmalock_ls_acquire(struct rdmalock_lockspace *ls, u32 home, u64 slot_off,
@@ -282,8 +287,8 @@ int rdmalock_pass_on(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w,
 int rdmalock_acq_fail(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w,
 		      int err);
 bool rdmalock_gave_up(int err);
-int rdmalock_backoff(const struct rdmalock_how *how, unsigned int *us,
-		     unsigned int max_us);
+int rdmalock_backoff(struct rdmalock_lockspace *ls, const struct rdmalock_how *how,
+		     unsigned int *us, unsigned int max_us);
 int rdmalock_cas(struct rdmalock_lockspace *ls, u32 node, u64 off, u64 expected,
 		 u64 desired, u64 *old);
 void rdmalock_event(struct rdmalock_lockspace *ls, u32 idx, u32 gen,

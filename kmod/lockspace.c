@@ -237,6 +237,13 @@ static bool rdmalock_happened(struct rdmalock_waiter *w, unsigned long events)
 	return READ_ONCE(w->events) & events & ~BIT(RDMALOCK_EV_GRANT);
 }
 
+/* A sleeping waiter wakes for its event, or for the domain's destruction. */
+static bool rdmalock_wake_cond(struct rdmalock_lockspace *ls,
+			       struct rdmalock_waiter *w, unsigned long events)
+{
+	return rdmalock_happened(w, events) || READ_ONCE(ls->closed);
+}
+
 /**
  * rdmalock_wait_event() - wait for an event of this acquisition
  * @ls: the lockspace
@@ -247,8 +254,9 @@ static bool rdmalock_happened(struct rdmalock_waiter *w, unsigned long events)
  * Spins briefly, then sleeps until an event wakes it.
  *
  * Context: process context.
- * Return: 0 when the event happened; -ETIMEDOUT, -EINTR, or -ENOTCONN
- * when the lock's home node or @w->watch was lost.
+ * Return: 0 when the event happened; -ETIMEDOUT, -EINTR, -ENOTCONN
+ * when the lock's home node or @w->watch was lost, or -ESHUTDOWN when the
+ * domain was destroyed.
  */
 int rdmalock_wait_event(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w,
 			unsigned long events, const struct rdmalock_how *how)
@@ -270,15 +278,18 @@ int rdmalock_wait_event(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w
 		}
 		if (how->killable) {
 			ret = wait_event_killable_timeout(w->wq,
-							  rdmalock_happened(w, events),
+							  rdmalock_wake_cond(ls, w, events),
 							  slice);
 			if (ret < 0)
 				return -EINTR;
 		} else {
-			wait_event_timeout(w->wq, rdmalock_happened(w, events), slice);
+			wait_event_timeout(w->wq, rdmalock_wake_cond(ls, w, events),
+					   slice);
 		}
 		if (rdmalock_happened(w, events))
 			goto happened;
+		if (READ_ONCE(ls->closed))
+			return -ESHUTDOWN;
 		if (!rdmalock_node_alive(ls, w->home) ||
 		    !rdmalock_node_alive(ls, w->watch))
 			return -ENOTCONN;
@@ -380,18 +391,22 @@ int rdmalock_wait_cancel(struct rdmalock_lockspace *ls,
 
 /**
  * rdmalock_backoff() - wait a little before polling again
+ * @ls: the lockspace
  * @how: the acquisition's deadline and signal policy
  * @us: the current delay; doubled, up to @max_us
  * @max_us: the longest delay
  *
  * Context: process context; sleeps.
- * Return: 0 to poll again, or -EAGAIN (a trylock), -ETIMEDOUT or -EINTR.
+ * Return: 0 to poll again, or -EAGAIN (a trylock), -ETIMEDOUT, -EINTR or
+ * -ESHUTDOWN (the domain was destroyed).
  */
-int rdmalock_backoff(const struct rdmalock_how *how, unsigned int *us,
-		     unsigned int max_us)
+int rdmalock_backoff(struct rdmalock_lockspace *ls, const struct rdmalock_how *how,
+		     unsigned int *us, unsigned int max_us)
 {
 	if (how->try)
 		return -EAGAIN;
+	if (READ_ONCE(ls->closed))
+		return -ESHUTDOWN;
 	if (how->timed && time_after_eq(jiffies, how->deadline))
 		return -ETIMEDOUT;
 	if (how->killable && fatal_signal_pending(current))
@@ -565,8 +580,13 @@ EXPORT_SYMBOL_IF_KUNIT(rdmalock_lockspace_alloc);
  * @params: the algorithm and its parameters
  * @lsp: set to the lockspace
  *
+ * On failure no handler of the lockspace is left installed on @fabric:
+ * the algorithm's attach installs its message handlers only once nothing
+ * of it can fail, and the immediate-data handler is installed after it.
+ *
  * Context: process context.
- * Return: 0, or as rdmalock_lockspace_alloc().
+ * Return: 0, or as rdmalock_lockspace_alloc(), or the algorithm's attach
+ * error.
  */
 int rdmalock_lockspace_create(struct rdmalock_fabric *fabric,
 			      const struct rdmalock_fabric_attr *attr,
@@ -581,15 +601,40 @@ int rdmalock_lockspace_create(struct rdmalock_fabric *fabric,
 	if (IS_ERR(ls))
 		return PTR_ERR(ls);
 	ls->fabric = fabric;
-	rdmalock_fabric_set_imm_handler(fabric, rdmalock_imm, ls);
 	ret = ls->algo->attach ? ls->algo->attach(ls) : 0;
 	if (ret) {
 		rdmalock_lockspace_stop(ls);
 		rdmalock_lockspace_free(ls);
 		return ret;
 	}
+	/*
+	 * Last, once nothing can fail: a handler cannot be removed from the
+	 * live fabric, which would call it on the freed lockspace. It goes
+	 * with the fabric, which is destroyed before the lockspace is freed.
+	 */
+	rdmalock_fabric_set_imm_handler(fabric, rdmalock_imm, ls);
 	*lsp = ls;
 	return 0;
+}
+
+/**
+ * rdmalock_lockspace_close() - the domain is destroyed: wake every waiter
+ * @ls: the lockspace
+ *
+ * Waits and polls see it closed and fail with -ESHUTDOWN; the fabric is
+ * still up, so that they can leave their queues as after a timeout.
+ *
+ * Context: any.
+ */
+void rdmalock_lockspace_close(struct rdmalock_lockspace *ls)
+{
+	u32 i;
+
+	WRITE_ONCE(ls->closed, true);
+	/* Closed before calls are counted; pairs with rdmalock_domain_enter(). */
+	smp_mb();
+	for (i = 0; i < RDMALOCK_DESC_COUNT; i++)
+		wake_up(&ls->waiters[i].wq);
 }
 
 /**

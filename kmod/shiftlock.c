@@ -808,6 +808,8 @@ static int rdmalock_sl_poll(struct rdmalock_lockspace *ls,
 			w->sl.lease_start = prev;
 			return 0;
 		}
+		if (READ_ONCE(ls->closed))
+			return -ESHUTDOWN;
 		usleep_range(us, us * 2);
 		us = min(us * 2, SL_POLL_MAX_US);
 	}

@@ -12,6 +12,7 @@
 #include <linux/seq_file.h>
 
 #include "cluster.h"
+#include "fabric-fault.h"
 #include "rdmalock-pri.h"
 
 static struct dentry *rdmalock_debugfs_root;
@@ -69,9 +70,11 @@ void rdmalock_stats_domain_remove(struct rdmalock_domain *dom)
 void rdmalock_stats_init(void)
 {
 	rdmalock_debugfs_root = debugfs_create_dir(KBUILD_MODNAME, NULL);
+	rdmalock_fault_init(rdmalock_debugfs_root);
 }
 
 void rdmalock_stats_exit(void)
 {
+	rdmalock_fault_exit();
 	debugfs_remove_recursive(rdmalock_debugfs_root);
 }

@@ -267,8 +267,8 @@ static void rdmalock_run_one(struct rdmalock_run_thread *t)
 		return;
 	if (ret) {
 		rdmalock_run_error(t, ret);
-		/* A lost node fails fast; do not spin on it. */
-		if (ret == -ENOTCONN)
+		/* A lost node or a destroyed domain fails fast; do not spin on it. */
+		if (ret == -ENOTCONN || ret == -ESHUTDOWN)
 			usleep_range(1000, 2000);
 		return;
 	}
@@ -497,7 +497,8 @@ static int rdmalock_run_copy_out(struct rdmalock_run_ctx *run,
  * @req: the request; results are written into it
  *
  * Context: process context; sleeps for @req->duration_ms.
- * Return: 0, -EINVAL, -ENOENT, -EFAULT, -ENOMEM, -EINTR.
+ * Return: 0, -EINVAL, -ENOENT, -EFAULT, -ENOMEM, -EINTR, -ESHUTDOWN (the
+ * domain is being destroyed).
  */
 int rdmalock_run(struct rdmalock_run *req)
 {
@@ -507,6 +508,13 @@ int rdmalock_run(struct rdmalock_run *req)
 	run.dom = rdmalock_domain_get(req->name);
 	if (!run.dom)
 		return -ENOENT;
+	/*
+	 * The critical sections use the fabric outside the lock calls: the
+	 * domain's destruction waits for the run, whose locks fail meanwhile.
+	 */
+	ret = rdmalock_domain_enter(run.dom);
+	if (ret)
+		goto out_put;
 	ret = rdmalock_run_check(req, run.dom);
 	if (!ret)
 		ret = rdmalock_run_copy_in(&run, req);
@@ -526,6 +534,8 @@ int rdmalock_run(struct rdmalock_run *req)
 out:
 	kvfree(run.zipf_cdf);
 	kvfree(run.counts);
+	rdmalock_domain_leave(run.dom);
+out_put:
 	rdmalock_domain_put(run.dom);
 	return ret;
 }

@@ -107,6 +107,7 @@ BAD(empty_name, req->name[0] = '\0')
 BAD(unterminated_name, memset(req->name, 'a', sizeof(req->name)))
 BAD(name_with_slash, req->name[1] = '/')
 BAD(name_with_space, req->name[1] = ' ')
+BAD(name_padding_not_zero, req->name[RDMALOCK_NAME_MAX - 1] = 'x')
 BAD(zero_nodes, req->num_nodes = 0)
 BAD(too_many_nodes, req->num_nodes = RDMALOCK_MAX_NODES + 1)
 BAD(node_id_out_of_range, req->node_id = 3)
@@ -144,6 +145,7 @@ static const struct bad_case bad_cases[] = {
 	CASE(key_too_long), CASE(insecure_with_key),
 	CASE(insecure_with_key_address), CASE(empty_name),
 	CASE(unterminated_name), CASE(name_with_slash), CASE(name_with_space),
+	CASE(name_padding_not_zero),
 	CASE(zero_nodes), CASE(too_many_nodes), CASE(node_id_out_of_range),
 	CASE(algo_zero), CASE(algo_unknown), CASE(no_locks),
 	CASE(too_many_locks), CASE(atomics_unknown), CASE(bad_family),

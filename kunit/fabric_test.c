@@ -4,7 +4,11 @@
  * remote ranges (bounds, alignment, overflow), the private data of
  * connect requests and replies, and the header of messages between
  * nodes (each valid, truncated, corrupted field by field, and random),
- * and the atomics probe's checks and decision against a fake device.
+ * the atomics probe's checks and decision against a fake device, the
+ * statuses an emulated atomic's answer may carry, the heartbeat
+ * parameters, the queue that holds messages back until their
+ * connection is up, and which receive completions invalidated our
+ * region.
  */
 #include <kunit/test.h>
 #include <linux/jhash.h>
@@ -12,6 +16,7 @@
 #include <linux/string.h>
 #include <linux/swab.h>
 
+/* Also for struct rdmalock_msg_fifo, the held messages' queue. */
 #include "fabric-pri.h"
 
 #define REGION_LEN	8192
@@ -472,6 +477,164 @@ static void msg_random_is_rejected(struct kunit *test)
 	}
 }
 
+static void rmw_status_only_what_atomics_give(struct kunit *test)
+{
+	static const s32 bad[] = {
+		1, -EINVAL, -ENOMEM, -EAGAIN, -ETIMEDOUT, -EPROTO, S32_MIN, S32_MAX,
+	};
+	unsigned int i;
+
+	KUNIT_EXPECT_TRUE(test, rdmalock_rmw_status_valid(0));
+	KUNIT_EXPECT_TRUE(test, rdmalock_rmw_status_valid(-ENOTCONN));
+	KUNIT_EXPECT_TRUE(test, rdmalock_rmw_status_valid(-EIO));
+	for (i = 0; i < ARRAY_SIZE(bad); i++)
+		KUNIT_EXPECT_FALSE_MSG(test, rdmalock_rmw_status_valid(bad[i]),
+				       "status %d", bad[i]);
+}
+
+static void heartbeat_parameters_are_checked(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, rdmalock_heartbeat_check(1000, 5000), 0);
+	KUNIT_EXPECT_EQ(test, rdmalock_heartbeat_check(1, 2), 0);
+	/* No heartbeats: nobody is timed out, whatever the timeout. */
+	KUNIT_EXPECT_EQ(test, rdmalock_heartbeat_check(0, 0), 0);
+	KUNIT_EXPECT_EQ(test, rdmalock_heartbeat_check(0, 5000), 0);
+	/* An idle peer is heard every interval: the timeout must be longer. */
+	KUNIT_EXPECT_EQ(test, rdmalock_heartbeat_check(1000, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rdmalock_heartbeat_check(1000, 999), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rdmalock_heartbeat_check(1000, 1000), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rdmalock_heartbeat_check(U32_MAX, U32_MAX), -EINVAL);
+}
+
+/* Takes out everything held, expecting @want in that order. */
+static void fifo_expect(struct kunit *test, struct rdmalock_msg_fifo *f,
+			const u8 *want, unsigned int n)
+{
+	unsigned int k;
+	u8 i;
+
+	for (k = 0; k < n; k++) {
+		KUNIT_ASSERT_TRUE(test, rdmalock_msg_fifo_first(f, &i));
+		KUNIT_EXPECT_EQ_MSG(test, i, want[k], "message %u", k);
+		/* Until it is popped, it stays first. */
+		KUNIT_ASSERT_TRUE(test, rdmalock_msg_fifo_first(f, &i));
+		KUNIT_EXPECT_EQ(test, i, want[k]);
+		rdmalock_msg_fifo_pop(f);
+	}
+	KUNIT_EXPECT_FALSE(test, rdmalock_msg_fifo_first(f, &i));
+}
+
+static void held_messages_come_out_in_order(struct kunit *test)
+{
+	struct rdmalock_msg_fifo f = {};
+	const u8 want[] = { 5, 0, 31, 7 };
+	unsigned int k;
+
+	/* Up from the start: nothing is held. */
+	KUNIT_EXPECT_FALSE(test, rdmalock_msg_fifo_hold(&f, 3));
+
+	rdmalock_msg_fifo_start(&f);
+	for (k = 0; k < ARRAY_SIZE(want); k++)
+		KUNIT_EXPECT_TRUE(test, rdmalock_msg_fifo_hold(&f, want[k]));
+	fifo_expect(test, &f, want, ARRAY_SIZE(want));
+	/* All handed over: holding stopped with the last one. */
+	KUNIT_EXPECT_FALSE(test, f.holding);
+	KUNIT_EXPECT_FALSE(test, rdmalock_msg_fifo_hold(&f, 9));
+}
+
+static void arrivals_during_hand_over_wait_their_turn(struct kunit *test)
+{
+	struct rdmalock_msg_fifo f = {};
+	const u8 want[] = { 1, 2, 3 };
+	u8 i;
+
+	rdmalock_msg_fifo_start(&f);
+	KUNIT_EXPECT_TRUE(test, rdmalock_msg_fifo_hold(&f, 1));
+	KUNIT_EXPECT_TRUE(test, rdmalock_msg_fifo_first(&f, &i));
+	KUNIT_EXPECT_EQ(test, i, 1);
+	/* Arrives while 1 is being handled: must not overtake what is held. */
+	KUNIT_EXPECT_TRUE(test, rdmalock_msg_fifo_hold(&f, 2));
+	rdmalock_msg_fifo_pop(&f);
+	/* 1 is done, 2 is not: still held, so 3 waits too. */
+	KUNIT_EXPECT_TRUE(test, rdmalock_msg_fifo_hold(&f, 3));
+	fifo_expect(test, &f, want + 1, 2);
+	KUNIT_EXPECT_FALSE(test, rdmalock_msg_fifo_hold(&f, 4));
+}
+
+static void unanswered_message_stays_first(struct kunit *test)
+{
+	struct rdmalock_msg_fifo f = {};
+	const u8 want[] = { 8, 4, 6 };
+
+	/* Handled at once, but its answer found no room. */
+	KUNIT_EXPECT_FALSE(test, rdmalock_msg_fifo_hold(&f, 8));
+	rdmalock_msg_fifo_hold_first(&f, 8);
+	KUNIT_EXPECT_TRUE(test, rdmalock_msg_fifo_hold(&f, 4));
+	KUNIT_EXPECT_TRUE(test, rdmalock_msg_fifo_hold(&f, 6));
+	fifo_expect(test, &f, want, ARRAY_SIZE(want));
+}
+
+static void whole_ring_held_in_order(struct kunit *test)
+{
+	struct rdmalock_msg_fifo f = {};
+	u8 want[RDMALOCK_RECV_DEPTH];
+	unsigned int k;
+
+	/* Start mid-way, so that the queue wraps around. */
+	f.head = RDMALOCK_RECV_DEPTH - 3;
+	rdmalock_msg_fifo_start(&f);
+	for (k = 0; k < RDMALOCK_RECV_DEPTH - 1; k++) {
+		want[k + 1] = (k * 7 + 1) % RDMALOCK_RECV_DEPTH;
+		KUNIT_EXPECT_TRUE(test, rdmalock_msg_fifo_hold(&f, want[k + 1]));
+	}
+	want[0] = 0;
+	rdmalock_msg_fifo_hold_first(&f, want[0]);
+	KUNIT_EXPECT_EQ(test, f.count, RDMALOCK_RECV_DEPTH);
+	fifo_expect(test, &f, want, RDMALOCK_RECV_DEPTH);
+}
+
+#define OUR_RKEY	0x12345607
+
+static void invalidation_of_our_rkey_is_seen(struct kunit *test)
+{
+	struct ib_wc wc = {
+		.status = IB_WC_SUCCESS,
+		.opcode = IB_WC_RECV,
+		.wc_flags = IB_WC_WITH_INVALIDATE,
+		.ex.invalidate_rkey = OUR_RKEY,
+	};
+
+	KUNIT_EXPECT_TRUE(test, rdmalock_wc_invalidates(&wc, OUR_RKEY));
+}
+
+static void other_completions_are_no_invalidation(struct kunit *test)
+{
+	struct ib_wc wc = {
+		.status = IB_WC_SUCCESS,
+		.opcode = IB_WC_RECV,
+		.wc_flags = IB_WC_WITH_INVALIDATE,
+		.ex.invalidate_rkey = OUR_RKEY,
+	};
+
+	/* Another key, or ours from an older registration (key byte). */
+	wc.ex.invalidate_rkey = OUR_RKEY + 0x100;
+	KUNIT_EXPECT_FALSE(test, rdmalock_wc_invalidates(&wc, OUR_RKEY));
+	wc.ex.invalidate_rkey = OUR_RKEY - 1;
+	KUNIT_EXPECT_FALSE(test, rdmalock_wc_invalidates(&wc, OUR_RKEY));
+	/* Immediate data shares the union: equal to the rkey, it is data. */
+	wc.ex.invalidate_rkey = OUR_RKEY;
+	wc.wc_flags = IB_WC_WITH_IMM;
+	wc.opcode = IB_WC_RECV_RDMA_WITH_IMM;
+	KUNIT_EXPECT_FALSE(test, rdmalock_wc_invalidates(&wc, OUR_RKEY));
+	wc.wc_flags = 0;
+	wc.opcode = IB_WC_RECV;
+	KUNIT_EXPECT_FALSE(test, rdmalock_wc_invalidates(&wc, OUR_RKEY));
+	/* A failed receive invalidated nothing. */
+	wc.wc_flags = IB_WC_WITH_INVALIDATE;
+	wc.status = IB_WC_WR_FLUSH_ERR;
+	KUNIT_EXPECT_FALSE(test, rdmalock_wc_invalidates(&wc, OUR_RKEY));
+}
+
 static struct kunit_case rdmalock_fabric_cases[] = {
 	KUNIT_CASE(range_inside_is_accepted),
 	KUNIT_CASE(range_outside_is_rejected),
@@ -492,6 +655,14 @@ static struct kunit_case rdmalock_fabric_cases[] = {
 	KUNIT_CASE(msg_truncated_or_oversized_is_rejected),
 	KUNIT_CASE(msg_each_bad_field_is_rejected),
 	KUNIT_CASE(msg_random_is_rejected),
+	KUNIT_CASE(rmw_status_only_what_atomics_give),
+	KUNIT_CASE(heartbeat_parameters_are_checked),
+	KUNIT_CASE(held_messages_come_out_in_order),
+	KUNIT_CASE(arrivals_during_hand_over_wait_their_turn),
+	KUNIT_CASE(unanswered_message_stays_first),
+	KUNIT_CASE(whole_ring_held_in_order),
+	KUNIT_CASE(invalidation_of_our_rkey_is_seen),
+	KUNIT_CASE(other_completions_are_no_invalidation),
 	{}
 };
 

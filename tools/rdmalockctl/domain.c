@@ -35,6 +35,7 @@ static const char * const ftest_names[] = {
 	[RDMALOCK_FTEST_FAA_STORM] = "faa-storm",
 	[RDMALOCK_FTEST_CAS_PINGPONG] = "cas-pingpong",
 	[RDMALOCK_FTEST_READ] = "read",
+	[RDMALOCK_FTEST_INVALIDATE] = "invalidate",
 };
 
 static const char * const peer_states[] = {

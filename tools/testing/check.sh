@@ -60,6 +60,9 @@ group emulated-stock "$testing/vm/vmtest.sh" --scenario fabric-emulated \
 	--kernel stock --outdir "$out/emulated-stock"
 group emulated-debug "$testing/vm/vmtest.sh" --scenario fabric-emulated \
 	--kernel debug --outdir "$out/emulated-debug"
+# Only the debug kernel has the fault-injection framework.
+group fault-debug "$testing/vm/vmtest.sh" --scenario fabric-fault --kernel debug \
+	--outdir "$out/fault-debug"
 group kill-stock "$testing/vm/vmtest.sh" --scenario fabric-kill --kernel stock \
 	--outdir "$out/kill-stock"
 group kill-debug "$testing/vm/vmtest.sh" --scenario fabric-kill --kernel debug \

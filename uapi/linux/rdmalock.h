@@ -10,8 +10,13 @@
  * field named "reserved" or "pad" must be zero on input (-EINVAL
  * otherwise) and is zeroed on output.
  *
+ * The commands that change state and return nothing (DOMAIN_CREATE,
+ * DOMAIN_DESTROY, LOCK, UNLOCK) never write their argument back, so they
+ * cannot fail after their change: when one fails, it had no effect.
+ *
  * Errors common to every command: -ENOTTY for an unknown command, -EFAULT
- * for an unreadable or unwritable argument, -EINVAL for a bad size, an
+ * for an unreadable argument, or an unwritable one of a command that
+ * returns results in it, -EINVAL for a bad size, an
  * unknown flag or a non-zero reserved field, -EPERM for a command that
  * changes state issued without CAP_SYS_ADMIN.
  */
@@ -201,7 +206,7 @@ struct rdmalock_addr {
  * @size: in: sizeof(struct rdmalock_domain_create)
  * @flags: %RDMALOCK_DOMAIN_F_INSECURE or zero
  * @name: NUL-terminated name, unique on this node; letters, digits, '-',
- *	'_' and '.'
+ *	'_' and '.'; the bytes after the NUL must be zero
  * @node_id: this node's index in @nodes
  * @num_nodes: entries used in @nodes, 1 to %RDMALOCK_MAX_NODES
  * @algo: RDMALOCK_ALGO_*; every node of a domain must agree
@@ -395,6 +400,7 @@ struct rdmalock_domain_status {
 #define RDMALOCK_FTEST_FAA_STORM	2
 #define RDMALOCK_FTEST_CAS_PINGPONG	3
 #define RDMALOCK_FTEST_READ		4
+#define RDMALOCK_FTEST_INVALIDATE	5
 
 /**
  * struct rdmalock_fabric_test - exercise the fabric of a domain
@@ -420,7 +426,11 @@ struct rdmalock_domain_status {
  * times per thread; CAS_PINGPONG, run by every node of the domain at
  * once, moves the word from N*i + this node to N*i + this node + 1 for i
  * from 0 to @iterations - 1, waiting for the other nodes' turns; READ
- * (one thread, one iteration) only reads the word.
+ * (one thread, one iteration) only reads the word. INVALIDATE (one
+ * thread, one iteration, @target another node, @word 0) attacks @target
+ * as a hostile peer would: it sends it a SEND_WITH_INVALIDATE naming the
+ * rkey of its region; refused (EPERM) unless the module is loaded with
+ * allow_broken=1.
  */
 struct rdmalock_fabric_test {
 	__u32 size;

@@ -4,10 +4,10 @@
 # mkinitramfs.sh OUT MODBUILD [MODTREE]
 #
 # Writes a busybox initramfs (newc cpio) for a test guest to OUT: our init,
-# the scenarios, rdmalockctl, dropcap, iproute2's rdma tool with its libraries,
-# every .ko of our build tree MODBUILD, and, when the kernel keeps them as
-# modules (MODTREE, a depmod'ed /lib/modules/<version>), the chain that
-# rxe, virtio-net and our modules need, in load order.
+# the scenarios, rdmalockctl, dropcap, roarg, fdrace, iproute2's rdma tool
+# with its libraries, every .ko of our build tree MODBUILD, and, when the
+# kernel keeps them as modules (MODTREE, a depmod'ed /lib/modules/<version>),
+# the chain that rxe, virtio-net and our modules need, in load order.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib.sh"
@@ -91,6 +91,10 @@ ln -s busybox "$stage/bin/sh"
 cp "$here/guest/init" "$stage/init"
 cp "$RDMALOCK_TOP/tools/rdmalockctl/rdmalockctl" "$stage/bin/"
 cc -static -O2 -Wall -Wextra -Werror -o "$stage/bin/dropcap" "$here/dropcap.c"
+cc -static -O2 -Wall -Wextra -Werror -I"$RDMALOCK_TOP/uapi" -o "$stage/bin/roarg" \
+	"$here/roarg.c"
+cc -static -O2 -Wall -Wextra -Werror -pthread -I"$RDMALOCK_TOP/uapi" \
+	-o "$stage/bin/fdrace" "$here/fdrace.c"
 cp "$here"/scenarios/*.sh "$stage/scenarios/"
 copy_binary "$(command -v rdma)"
 find "$modbuild" -name '*.ko' -exec cp {} "$stage/lib/rdmalock/" \;

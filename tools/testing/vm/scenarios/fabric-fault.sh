@@ -1,0 +1,274 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# fabric-fault: the fabric under injected faults (kmod/fabric-fault.c),
+# on the debug kernel, the only one of ours with CONFIG_FAULT_INJECTION.
+# Each node aims its faults at the next node, "peer", and checks its own
+# counters: one in a few FAAs failing at post time shows up exactly in
+# the FAA "failed" count and the storm's errors, the connection up; a
+# verb failed by an error completion takes the connection down, and it
+# comes back; failed message and bounce buffer allocations are counted
+# failed; a dropped message takes the connection down and it comes back;
+# with every verb completion and message delayed, storms on every node
+# and a ShiftLock torture stay exact; with the faults off again, a storm
+# is exact. The harness fails the run on any splat.
+. ./lib.sh
+
+DOMAIN=flt
+F=/sys/kernel/debug/rdmalock/fault
+n=$(num_nodes)
+peer=$(((VMTEST_NODE + 1) % n))
+PEER_BIT=$((1 << peer))
+# RDMALOCK_VERB_* and message types as filter bits.
+VERB_READ=1
+VERB_FAA=8
+VERB_SEND=16
+MSG_HEARTBEAT=2
+THREADS=2
+
+ctl() { rdmalockctl "$@"; }
+
+# fault NAME KNOB=VALUE...: set knobs of fault NAME.
+fault() {
+	local name="$1" kv
+
+	shift
+	for kv in "$@"; do
+		echo "${kv#*=}" >"$F/$name/${kv%%=*}" || return 1
+	done
+}
+
+# Every fault off, and its filters back to "everything".
+faults_off() {
+	local d f
+
+	for d in "$F"/*/; do
+		echo 0 >"$d/probability" || return 1
+		for f in nodes verbs types; do
+			[ ! -e "$d/$f" ] || echo 0xffffffff >"$d/$f" || return 1
+		done
+	done
+}
+
+injected() { cat "$F/$1/injected"; }
+
+# failed VERB NODE: this node's "failed" count of VERB to NODE.
+failed() {
+	ctl domain status $DOMAIN | awk -v node="$2" -v verb="$1" '
+		$1 == "node" { cur = $2; sub(":", "", cur) }
+		$1 == verb && $2 == "posted" && cur == node { v = $7 }
+		END { print v + 0 }'
+}
+
+# connects NODE: how many times this node's connection to NODE was made.
+connects() {
+	ctl domain status $DOMAIN |
+		sed -n "s/^  node $1: .*connected \([0-9]*\) times/\1/p"
+}
+
+# more_connects NODE N: the connection to NODE was made more than N times.
+more_connects() { [ "$(connects "$1")" -gt "$2" ]; }
+
+# injected_past NAME N: fault NAME was injected more than N times.
+injected_past() { [ "$(injected "$1")" -gt "$2" ]; }
+
+# field NAME OUTPUT: NAME's number in a fabric-test result line.
+field() { echo "$2" | sed -n "s/.* $1 \([0-9]*\).*/\1/p"; }
+
+# One in five FAAs to the peer fails at post time: the storm's errors,
+# the injections and the FAA "failed" count all agree, the successful
+# ones are exactly what the word holds, and the connection stays up.
+fail_one_in_five() {
+	local f0 i0 out good errs
+
+	f0=$(failed faa $peer) i0=$(injected fail_verb)
+	fault fail_verb nodes=$PEER_BIT verbs=$VERB_FAA completion=0 \
+		interval=5 times=-1 probability=100 || return 1
+	out=$(ctl fabric-test $DOMAIN faa-storm --target $peer --word 7 \
+		--threads $THREADS --iterations 50)
+	faults_off || return 1
+	echo "$out; injected $(($(injected fail_verb) - i0));" \
+		"failed $(($(failed faa $peer) - f0))" >&2
+	good=$(field "done" "$out") errs=$(field errors "$out")
+	[ "$errs" -gt 0 ] && [ $((good + errs)) -eq $((THREADS * 50)) ] &&
+		[ "$errs" -eq $(($(injected fail_verb) - i0)) ] &&
+		[ "$errs" -eq $(($(failed faa $peer) - f0)) ] &&
+		[ "$(field value "$out")" -eq "$good" ] &&
+		ctl domain status $DOMAIN | grep -q "^  node $peer: up,"
+}
+
+# One FAA completes in error: its connection fails, every verb that
+# then fails (the FAAs, and the storm's final READ of the word) is
+# counted, and the connection is made again.
+fail_by_completion() {
+	local c0 f0 r0 i0 out
+
+	c0=$(connects $peer) f0=$(failed faa $peer) r0=$(failed read $peer)
+	i0=$(injected fail_verb)
+	fault fail_verb nodes=$PEER_BIT verbs=$VERB_FAA completion=1 \
+		interval=1 times=1 probability=100 || return 1
+	out=$(ctl fabric-test $DOMAIN faa-storm --target $peer --word 6 \
+		--threads 1 --iterations 5 2>&1)
+	faults_off || return 1
+	echo "$out; injected $(($(injected fail_verb) - i0))" >&2
+	[ $(($(injected fail_verb) - i0)) -eq 1 ] &&
+		[ "$(field errors "$out")" -ge 1 ] &&
+		[ "$(field errors "$out")" -eq \
+			$(($(failed faa $peer) - f0 + $(failed read $peer) - r0)) ] &&
+		retry 60 more_connects $peer "$c0"
+}
+
+# Every other heartbeat to the peer, three times, finds no memory for
+# its buffer (never two in a row: the peer would be taken for silent);
+# then the bounce buffers of two READs: each one is counted failed.
+fail_allocs() {
+	local s0 r0 i0 ok=0
+
+	s0=$(failed send $peer) r0=$(failed read $peer) i0=$(injected fail_alloc)
+	fault fail_alloc nodes=$PEER_BIT verbs=$VERB_SEND types=$MSG_HEARTBEAT \
+		interval=2 times=3 probability=100 || return 1
+	retry 30 injected_past fail_alloc $((i0 + 2)) || return 1
+	[ $(($(failed send $peer) - s0)) -eq 3 ] || ok=1
+	fault fail_alloc verbs=$VERB_READ interval=1 times=2 || return 1
+	# Each reads twice: the test's READ, then its read of the result.
+	for _ in 1 2; do
+		ctl fabric-test $DOMAIN read --target $peer --word 0 >&2
+	done
+	faults_off || return 1
+	echo "send failed +$(($(failed send $peer) - s0)), read failed" \
+		"+$(($(failed read $peer) - r0)), injected +$(($(injected fail_alloc) - i0))" >&2
+	[ "$ok" -eq 0 ] && [ $(($(failed read $peer) - r0)) -eq 2 ] &&
+		[ $(($(injected fail_alloc) - i0)) -eq 5 ]
+}
+
+# A heartbeat to the peer is lost: the send fails, the connection goes
+# down on both sides and is made again.
+drop_heartbeat() {
+	local c0 s0 i0
+
+	c0=$(connects $peer) s0=$(failed send $peer) i0=$(injected drop_msg)
+	fault drop_msg nodes=$PEER_BIT types=$MSG_HEARTBEAT interval=1 times=1 \
+		probability=100 || return 1
+	retry 30 injected_past drop_msg "$i0" || return 1
+	faults_off || return 1
+	retry 60 more_connects $peer "$c0" &&
+		[ $(($(failed send $peer) - s0)) -ge 1 ]
+}
+
+# Every completion of a verb and every message, from every node, held
+# for DELAY ms.
+delay_all() {
+	fault delay_verb delay_ms="$1" interval=1 times=-1 probability=100 &&
+		fault delay_msg delay_ms="$1" interval=1 times=-1 probability=100
+}
+
+on_every_node() {
+	local t=0
+
+	while [ "$t" -lt "$n" ]; do
+		"$@" --target "$t" || return 1
+		t=$((t + 1))
+	done
+}
+
+word_is() {
+	local out
+
+	out=$(ctl fabric-test $DOMAIN read --target "$1" --word "$2") || return 1
+	echo "$out" >&2
+	echo "$out" | grep -q " value $3\$"
+}
+
+every_word_is() {
+	local t=0
+
+	while [ "$t" -lt "$n" ]; do
+		word_is "$t" "$1" "$2" || return 1
+		t=$((t + 1))
+	done
+}
+
+delayed_storms() {
+	local i0
+
+	i0=$(injected delay_verb)
+	on_every_node ctl fabric-test $DOMAIN faa-storm --word 5 \
+		--threads $THREADS --iterations 10 &&
+		on_every_node ctl fabric-test $DOMAIN faa-storm --word 5 \
+			--threads $THREADS --iterations 10 --async &&
+		[ "$(injected delay_verb)" -gt "$i0" ]
+}
+
+create() {
+	ctl domain create $DOMAIN --node-id "$VMTEST_NODE" --nodes "$VMTEST_NODES" \
+		--key-file "$(key_file)" --algo cas --locks-per-node 8
+}
+
+create_shift() {
+	ctl domain create flt-shift --node-id "$VMTEST_NODE" \
+		--nodes "$VMTEST_NODES" --key-file "$(key_file)" --algo shiftlock --port 7221 \
+		--locks-per-node 8 --lease-ms 15000
+}
+
+delayed_torture() {
+	torture_round flt-shift delayed --threads $THREADS --duration 1500 \
+		--locks 1 --read 50 &&
+		counters_exact flt-shift delayed 1
+}
+
+# The peer's word 4 is this node's alone.
+exact_storm() {
+	ctl fabric-test $DOMAIN faa-storm --target $peer --word 4 \
+		--threads $THREADS --iterations 20 |
+		grep -q " errors 0 value $((THREADS * 20))\$"
+}
+
+knobs_off() {
+	[ -e $F/fail_verb/probability ] && [ -e $F/delay_msg/delay_ms ] &&
+		[ "$(cat $F/*/probability | sort -u)" = 0 ] &&
+		[ "$(cat $F/*/verbose | sort -u)" = 0 ]
+}
+
+unload() {
+	ctl domain destroy flt-shift && ctl domain destroy $DOMAIN &&
+		rmmod rdmalock
+}
+
+tap_plan 18
+kmemleak_forget
+tap_check "rdmalock.ko loads" load_rdmalock
+tap_check "the fault knobs are in debugfs, every fault off and quiet" knobs_off
+tap_check "domain create" create
+tap_check "every node is up" retry 60 domain_up $DOMAIN
+barrier up
+tap_check "one in five FAAs to node $peer fails at post: errors = injected = failed, word exact" \
+	fail_one_in_five
+barrier posted
+tap_check "an FAA to node $peer completes in error: counted, its connection comes back" \
+	fail_by_completion
+tap_check "every node is up again" retry 60 domain_up $DOMAIN
+barrier completion
+tap_check "failed allocations of 3 message and 2 bounce buffers are counted failed" \
+	fail_allocs
+barrier allocs
+tap_check "a heartbeat to node $peer is dropped: its connection goes down, and comes back" \
+	drop_heartbeat
+tap_check "every node is up again" retry 60 domain_up $DOMAIN
+barrier dropped
+tap_check "ShiftLock domain create" create_shift
+tap_check "every node is up in it" retry 60 domain_up flt-shift
+barrier shift-up
+delay_all 5
+tap_check "every verb and message delayed 5 ms: storms from every node, sync and async, no error" \
+	delayed_storms
+barrier delayed-storms
+tap_check "every storm word is exactly $((2 * n * THREADS * 10))" \
+	every_word_is 5 $((2 * n * THREADS * 10))
+tap_check "ShiftLock torture with every verb and message delayed: exact" \
+	delayed_torture
+faults_off
+barrier faults-off
+tap_check "faults off: a storm on node $peer is exact again" exact_storm
+barrier finished
+tap_check "domains destroyed, rdmalock.ko unloads" unload
+tap_kmemleak
