@@ -162,32 +162,6 @@ delay_all() {
 		fault delay_msg delay_ms="$1" interval=1 times=-1 probability=100
 }
 
-on_every_node() {
-	local t=0
-
-	while [ "$t" -lt "$n" ]; do
-		"$@" --target "$t" || return 1
-		t=$((t + 1))
-	done
-}
-
-word_is() {
-	local out
-
-	out=$(ctl fabric-test $DOMAIN read --target "$1" --word "$2") || return 1
-	echo "$out" >&2
-	echo "$out" | grep -q " value $3\$"
-}
-
-every_word_is() {
-	local t=0
-
-	while [ "$t" -lt "$n" ]; do
-		word_is "$t" "$1" "$2" || return 1
-		t=$((t + 1))
-	done
-}
-
 delayed_storms() {
 	local i0
 

@@ -34,34 +34,6 @@ n=$(num_nodes)
 
 ctl() { rdmalockctl "$@"; }
 
-# on_every_node CMD...: CMD with --target set to each node in turn.
-on_every_node() {
-	local t=0
-
-	while [ "$t" -lt "$n" ]; do
-		"$@" --target "$t" || return 1
-		t=$((t + 1))
-	done
-}
-
-# word_is TARGET WORD VALUE
-word_is() {
-	local out
-
-	out=$(ctl fabric-test $DOMAIN read --target "$1" --word "$2") || return 1
-	echo "$out" >&2
-	echo "$out" | grep -q " value $3\$"
-}
-
-every_word_is() {
-	local t=0
-
-	while [ "$t" -lt "$n" ]; do
-		word_is "$t" "$1" "$2" || return 1
-		t=$((t + 1))
-	done
-}
-
 # After node 1 destroyed and recreated its domain: everyone is up, and
 # the others have connected to node 1 twice.
 back_again() {

@@ -62,6 +62,36 @@ retry() {
 	done
 }
 
+# The fabric tests' helpers, on domain $DOMAIN of $n nodes.
+#
+# on_every_node CMD...: CMD with --target set to each node in turn.
+on_every_node() {
+	local t=0
+
+	while [ "$t" -lt "$n" ]; do
+		"$@" --target "$t" || return 1
+		t=$((t + 1))
+	done
+}
+
+# word_is TARGET WORD VALUE
+word_is() {
+	local out
+
+	out=$(rdmalockctl fabric-test "$DOMAIN" read --target "$1" --word "$2") || return 1
+	echo "$out" >&2
+	echo "$out" | grep -q " value $3\$"
+}
+
+every_word_is() {
+	local t=0
+
+	while [ "$t" -lt "$n" ]; do
+		word_is "$t" "$1" "$2" || return 1
+		t=$((t + 1))
+	done
+}
+
 # barrier NAME [SECONDS]: wait until every node has reached NAME. Each
 # node publishes the names it reached through its httpd; guests boot at
 # different speeds, so peers that are not up yet are simply retried.
