@@ -231,16 +231,17 @@ good_peers_up() {
 wrong_key_refused() {
 	if [ "$VMTEST_NODE" -eq 0 ]; then
 		printf '%s' 'not the key the other nodes have' >$BAD_KEY
+		# It tries again and again; each attempt is refused.
 		auth_create --key-file $BAD_KEY &&
-			retry 30 logged_times 1 "$AUTH: node 1 did not prove the domain key" &&
+			retry 30 logged_times 3 "$AUTH: node 1 did not prove the domain key" &&
 			[ "$(ctl domain status $AUTH | grep -c ': up,')" -eq 1 ]
 		return
 	fi
 	auth_create --key-file "$(key_file)" && retry 60 good_peers_up || return 1
 	GOOD_CONNECTS=$(good_connects)
 	echo "good connections: $GOOD_CONNECTS" >&2
-	# Node 0 tries again and again; each attempt is refused.
-	retry 30 logged_times 3 \
+	# Logged once: further failures only once a minute.
+	retry 30 logged_times 1 \
 		"$AUTH: node 0: connection failed: closed by the peer before it proved the domain key" &&
 		node0_not_up && [ "$(good_connects)" = "$GOOD_CONNECTS" ]
 }
