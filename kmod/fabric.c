@@ -1064,8 +1064,12 @@ static void rdmalock_region_revoke(struct rdmalock_fabric *fabric)
 	if (renew)
 		WRITE_ONCE(fabric->accepting, false);
 	spin_unlock_irqrestore(&fabric->lock, flags);
+	/*
+	 * Not on fabric->wq: the renewal flushes the loopback's connect
+	 * work there, which a work of that (reclaim) queue must not wait for.
+	 */
 	if (renew)
-		queue_delayed_work(fabric->wq, &fabric->region_work, 0);
+		queue_delayed_work(system_long_wq, &fabric->region_work, 0);
 }
 
 /**
@@ -1259,7 +1263,7 @@ static void rdmalock_region_renew(struct work_struct *work)
 	ret = rdmalock_fabric_bootstrap(fabric, false);
 	if (ret) {
 		if (!READ_ONCE(fabric->stopping))
-			queue_delayed_work(fabric->wq, &fabric->region_work,
+			queue_delayed_work(system_long_wq, &fabric->region_work,
 					   msecs_to_jiffies(RDMALOCK_RECONNECT_MIN_MS));
 		return;
 	}

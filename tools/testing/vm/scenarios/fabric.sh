@@ -28,8 +28,9 @@ STORM_WORD=7
 PINGPONG_WORD=6
 ASYNC_PINGPONG_WORD=5
 REJOIN_WORD=3
-# A word that neither the patterns (word = node id) nor the rejoins use.
-ATTACK_PINGPONG_WORD=4
+# Node 0's word 3: the patterns (word = node id) and the storm during the
+# destroy (word 4) leave it alone, the rejoins use node 1's.
+ATTACK_PINGPONG_WORD=3
 n=$(num_nodes)
 
 ctl() { rdmalockctl "$@"; }
