@@ -93,10 +93,28 @@ cut_link() {
 # to be up again after a cut, with room for emulated CPUs.
 HEAL_SECONDS=40
 
-# healed: every node of the domain is up again within the bound; if not,
-# what rdma_cm and the QPs of this node are stuck in, for the console.
+# How many times this node connected with each node.
+connect_counts() {
+	ctl domain status $DOMAIN | grep -o 'connected [0-9]* times' | tr '\n' ' '
+}
+
+# settled: every node up, and no connection made again for longer than
+# the heartbeat timeout (5 s): a connection that lived through a short
+# cut may still be lost seconds after the link is back, once its
+# retransmissions or heartbeats give up, and then come back.
+settled() {
+	local before
+
+	before=$(connect_counts)
+	sleep 6
+	domain_up $DOMAIN && [ "$(connect_counts)" = "$before" ]
+}
+
+# healed: every node of the domain is up again within the bound, and
+# stays up; if not, what rdma_cm and the QPs of this node are stuck in,
+# for the console.
 healed() {
-	retry $HEAL_SECONDS domain_up $DOMAIN && return
+	retry $HEAL_SECONDS domain_up $DOMAIN && retry 5 settled && return
 	ctl domain status $DOMAIN
 	rdma res show qp
 	rdma res show cm_id
