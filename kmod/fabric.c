@@ -226,10 +226,14 @@ static void rdmalock_conn_release(struct kref *ref)
 {
 	struct rdmalock_conn *conn = container_of(ref, struct rdmalock_conn, ref);
 	struct rdmalock_fabric *fabric = conn->fabric;
+	unsigned long flags;
 
 	kfree(conn);
+	/* Under the queue's lock: see rdmalock_fabric_stop(). */
+	spin_lock_irqsave(&fabric->conns_gone.lock, flags);
 	if (atomic_dec_and_test(&fabric->nconns))
-		wake_up(&fabric->conns_gone);
+		wake_up_locked(&fabric->conns_gone);
+	spin_unlock_irqrestore(&fabric->conns_gone.lock, flags);
 }
 
 void rdmalock_conn_put(struct rdmalock_conn *conn)
@@ -552,6 +556,11 @@ static int rdmalock_cm_connect_request(struct rdmalock_fabric *fabric,
 		return -ENOMEM;
 	conn->cm_id = id;
 	id->context = &conn->cm_ctx;
+	/*
+	 * Once it is pending, anything may fail it: its teardown waits for
+	 * the QP to be accepted and closed to remote access first.
+	 */
+	mutex_lock(&conn->setup_lock);
 	ret = rdmalock_conn_create_qp(conn);
 	if (ret)
 		goto err_free;
@@ -559,7 +568,7 @@ static int rdmalock_cm_connect_request(struct rdmalock_fabric *fabric,
 	ret = rdmalock_auth_accept(conn, req->private_data, &rep);
 	if (ret) {
 		rdmalock_conn_fail(conn, "cannot compute a proof");
-		return 0;	/* the teardown destroys @id */
+		goto out_unlock;	/* the teardown destroys @id */
 	}
 
 	/* The reply sets the connecting side's RNR retries: wait, do not fail. */
@@ -584,14 +593,20 @@ static int rdmalock_cm_connect_request(struct rdmalock_fabric *fabric,
 		rdmalock_conn_put(old);
 	}
 
+	/* Failed meanwhile: its teardown destroys @id. */
+	if (READ_ONCE(conn->state) == RDMALOCK_CONN_FAILED)
+		goto out_unlock;
 	ret = rdma_accept(id, &param);
 	if (!ret)
 		ret = rdmalock_auth_restrict(conn);
 	if (ret)
 		rdmalock_conn_fail(conn, "accept failed");
+out_unlock:
+	mutex_unlock(&conn->setup_lock);
 	return 0;	/* on failure, the teardown destroys @id */
 
 err_free:
+	mutex_unlock(&conn->setup_lock);
 	id->context = &fabric->cm_ctx;
 	rdmalock_conn_put(conn);
 	return ret;
@@ -825,7 +840,6 @@ static void rdmalock_peer_connect(struct work_struct *work)
 	struct sockaddr_storage src;
 	struct rdmalock_conn *conn;
 	struct rdma_cm_id *id;
-	int ret;
 
 	conn = rdmalock_conn_alloc(fabric, peer, true);
 	if (!conn) {
@@ -848,6 +862,8 @@ static void rdmalock_peer_connect(struct work_struct *work)
 		rdmalock_conn_put(conn);
 		return;
 	}
+	/* Published, it may be failed and torn down at once: hold it. */
+	kref_get(&conn->ref);
 	peer->conn = conn;
 	spin_unlock_irq(&fabric->lock);
 	rdmalock_conn_arm_timeout(conn);
@@ -858,11 +874,15 @@ static void rdmalock_peer_connect(struct work_struct *work)
 		((struct sockaddr_in *)&src)->sin_port = 0;
 	else
 		((struct sockaddr_in6 *)&src)->sin6_port = 0;
-	ret = rdma_resolve_addr(id, (struct sockaddr *)&src,
-				(struct sockaddr *)&fabric->attr.addrs[peer->node],
-				RDMALOCK_RESOLVE_TIMEOUT_MS);
-	if (ret)
+	/* The teardown destroys @id only after this, or instead of it. */
+	mutex_lock(&conn->setup_lock);
+	if (READ_ONCE(conn->state) != RDMALOCK_CONN_FAILED &&
+	    rdma_resolve_addr(id, (struct sockaddr *)&src,
+			      (struct sockaddr *)&fabric->attr.addrs[peer->node],
+			      RDMALOCK_RESOLVE_TIMEOUT_MS))
 		rdmalock_conn_fail(conn, "address resolution failed");
+	mutex_unlock(&conn->setup_lock);
+	rdmalock_conn_put(conn);
 }
 
 /* Verbs ---------------------------------------------------------------- */
@@ -1292,6 +1312,13 @@ static void rdmalock_fabric_stop(struct rdmalock_fabric *fabric, const char *why
 	/* A re-registration sees its loopback fail, and stops. */
 	cancel_delayed_work_sync(&fabric->region_work);
 	wait_event(fabric->conns_gone, !atomic_read(&fabric->nconns));
+	/*
+	 * The last reference may be dropped off the fabric's queue (a
+	 * message held by fault injection): wait until its release is done
+	 * with the fabric too.
+	 */
+	spin_lock_irq(&fabric->conns_gone.lock);
+	spin_unlock_irq(&fabric->conns_gone.lock);
 	flush_workqueue(fabric->wq);
 }
 
