@@ -52,6 +52,7 @@
 #include <linux/in6.h>
 #include <linux/kref.h>
 #include <linux/mm.h>
+#include <linux/random.h>
 #include <linux/rwsem.h>
 #include <linux/semaphore.h>
 #include <linux/slab.h>
@@ -1011,6 +1012,21 @@ static int rdmalock_region_access(const struct rdmalock_fabric *fabric)
 }
 
 /*
+ * The key byte of the next registration: one that a peer that saw the
+ * last rkey cannot predict, so that a stolen rkey is no use for the next
+ * (rxe's rkeys are an index and this byte).
+ */
+static u8 rdmalock_next_key(u32 rkey)
+{
+	u8 key;
+
+	do
+		key = get_random_u8();
+	while (key == (rkey & 0xff));
+	return key;
+}
+
+/*
  * Registers the region on the loopback QP under a new rkey, granting
  * peers exactly what the lock protocols need of it and nothing beyond
  * its length. A REG_MR needs a free MR (rxe refuses any other, as the
@@ -1039,7 +1055,7 @@ static int rdmalock_region_register(struct rdmalock_fabric *fabric,
 			return ret;
 		memset(&sync, 0, sizeof(sync));
 	}
-	ib_update_fast_reg_key(fabric->mr, ib_inc_rkey(fabric->region_rkey));
+	ib_update_fast_reg_key(fabric->mr, rdmalock_next_key(fabric->region_rkey));
 	wr.key = fabric->mr->rkey;
 	ret = rdmalock_conn_post_wait(loop, &sync, &wr.wr);
 	if (ret)
