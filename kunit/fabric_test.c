@@ -134,42 +134,37 @@ static void pdata_each_bad_field_is_rejected(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, check(&pd, sizeof(pd), &node), -EPROTO);
 }
 
-/* A keyless node and a keyed one refuse each other, whichever asks. */
-static void pdata_key_or_no_key_must_match(struct kunit *test)
+/*
+ * A node with @flag and one without refuse each other with @err,
+ * whichever asks; two with it agree.
+ */
+static void expect_flag_must_match(struct kunit *test, u8 flag, int err)
 {
 	struct rdmalock_cm_pdata pd;
 	u32 node;
 
 	fill_valid(&pd, 1);
-	pd.flags = RDMALOCK_CM_F_KEYLESS;
-	KUNIT_EXPECT_EQ(test, check(&pd, sizeof(pd), &node), -EKEYREJECTED);
+	pd.flags = flag;
+	KUNIT_EXPECT_EQ(test, check(&pd, sizeof(pd), &node), err);
 	KUNIT_EXPECT_EQ(test, rdmalock_cm_pdata_check(&test_attr, REGION_LEN,
-						      RDMALOCK_CM_F_KEYLESS,
-						      &pd, sizeof(pd), &node), 0);
+						      flag, &pd, sizeof(pd),
+						      &node), 0);
 	pd.flags = 0;
 	KUNIT_EXPECT_EQ(test, rdmalock_cm_pdata_check(&test_attr, REGION_LEN,
-						      RDMALOCK_CM_F_KEYLESS,
-						      &pd, sizeof(pd), &node),
-			-EKEYREJECTED);
+						      flag, &pd, sizeof(pd),
+						      &node), err);
+}
+
+/* A keyless node and a keyed one refuse each other, whichever asks. */
+static void pdata_key_or_no_key_must_match(struct kunit *test)
+{
+	expect_flag_must_match(test, RDMALOCK_CM_F_KEYLESS, -EKEYREJECTED);
 }
 
 /* Nodes that do atomics differently must not share words. */
 static void pdata_atomics_mode_must_match(struct kunit *test)
 {
-	struct rdmalock_cm_pdata pd;
-	u32 node;
-
-	fill_valid(&pd, 1);
-	pd.flags = RDMALOCK_CM_F_EMULATED;
-	KUNIT_EXPECT_EQ(test, check(&pd, sizeof(pd), &node), -EPROTONOSUPPORT);
-	KUNIT_EXPECT_EQ(test, rdmalock_cm_pdata_check(&test_attr, REGION_LEN,
-						      RDMALOCK_CM_F_EMULATED,
-						      &pd, sizeof(pd), &node), 0);
-	pd.flags = 0;
-	KUNIT_EXPECT_EQ(test, rdmalock_cm_pdata_check(&test_attr, REGION_LEN,
-						      RDMALOCK_CM_F_EMULATED,
-						      &pd, sizeof(pd), &node),
-			-EPROTONOSUPPORT);
+	expect_flag_must_match(test, RDMALOCK_CM_F_EMULATED, -EPROTONOSUPPORT);
 }
 
 /*
