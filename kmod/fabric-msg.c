@@ -652,12 +652,14 @@ static int rdmalock_msg_post_send(struct rdmalock_msg_send *s, bool handshake)
 		.sg_list = &sge,
 		.num_sge = 1,
 	};
+	enum rdmalock_conn_state state;
 	unsigned long flags;
 	int ret;
 
 	spin_lock_irqsave(&conn->post_lock, flags);
-	if (READ_ONCE(conn->state) != RDMALOCK_CONN_UP &&
-	    (!handshake || READ_ONCE(conn->state) != RDMALOCK_CONN_CONNECTING)) {
+	state = READ_ONCE(conn->state);
+	if (!rdmalock_conn_state_up(state) &&
+	    (!handshake || state != RDMALOCK_CONN_CONNECTING)) {
 		ret = -ENOTCONN;
 		goto out;
 	}

@@ -78,11 +78,24 @@ struct rdmalock_conn_auth {
 	struct work_struct work;
 };
 
+/*
+ * A connection's life, forward only: connecting (the CM's establishment
+ * and the handshake both awaited); up (verbs and messages go, but users
+ * are not offered it until the atomics probe, if any, has passed); ready
+ * (offered to users); failed (torn down, never used again).
+ */
 enum rdmalock_conn_state {
 	RDMALOCK_CONN_CONNECTING,
 	RDMALOCK_CONN_UP,
+	RDMALOCK_CONN_READY,
 	RDMALOCK_CONN_FAILED,
 };
+
+/* May verbs and messages be posted on a connection in @state? */
+static inline bool rdmalock_conn_state_up(enum rdmalock_conn_state state)
+{
+	return state == RDMALOCK_CONN_UP || state == RDMALOCK_CONN_READY;
+}
 
 struct rdmalock_conn {
 	struct rdmalock_cm_ctx cm_ctx;
@@ -93,7 +106,6 @@ struct rdmalock_conn {
 	struct ib_cq *cq;
 	bool active;
 	enum rdmalock_conn_state state;	/* under fabric->lock */
-	bool ready;			/* probed: offered to users; ditto */
 	struct work_struct probe_work;
 	u64 remote_addr;
 	u32 remote_rkey;

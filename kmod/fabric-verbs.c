@@ -115,7 +115,7 @@ int rdmalock_conn_post_send(struct rdmalock_conn *conn, const struct ib_send_wr 
 	int ret;
 
 	spin_lock_irqsave(&conn->post_lock, flags);
-	if (READ_ONCE(conn->state) != RDMALOCK_CONN_UP) {
+	if (!rdmalock_conn_state_up(READ_ONCE(conn->state))) {
 		ret = -ENOTCONN;
 	} else if (!rdmalock_conn_sq_get(conn)) {
 		ret = -ENOBUFS;

@@ -127,7 +127,7 @@ static struct rdmalock_peer *rdmalock_conn_slot(struct rdmalock_conn *conn)
  */
 static void rdmalock_conn_ready_locked(struct rdmalock_conn *conn)
 {
-	conn->ready = true;
+	WRITE_ONCE(conn->state, RDMALOCK_CONN_READY);
 	if (conn->peer)
 		conn->peer->backoff_ms = RDMALOCK_RECONNECT_MIN_MS;
 }
@@ -136,7 +136,7 @@ static void rdmalock_conn_ready_locked(struct rdmalock_conn *conn)
 static void rdmalock_conn_set_ready(struct rdmalock_conn *conn)
 {
 	spin_lock_irq(&conn->fabric->lock);
-	if (conn->state == RDMALOCK_CONN_UP)
+	if (rdmalock_conn_state_up(conn->state))
 		rdmalock_conn_ready_locked(conn);
 	spin_unlock_irq(&conn->fabric->lock);
 }
@@ -337,7 +337,7 @@ void rdmalock_conn_fail(struct rdmalock_conn *conn, const char *why)
 		spin_unlock_irqrestore(&fabric->lock, flags);
 		return;
 	}
-	was_up = conn->state == RDMALOCK_CONN_UP;
+	was_up = rdmalock_conn_state_up(conn->state);
 	WRITE_ONCE(conn->state, RDMALOCK_CONN_FAILED);
 	if (peer && peer->conn == conn)
 		peer->conn = NULL;
@@ -876,7 +876,7 @@ struct rdmalock_conn *rdmalock_peer_get_conn(struct rdmalock_peer *peer)
 
 	spin_lock_irqsave(&fabric->lock, flags);
 	conn = peer->conn;
-	if (conn && conn->state == RDMALOCK_CONN_UP && conn->ready)
+	if (conn && conn->state == RDMALOCK_CONN_READY)
 		kref_get(&conn->ref);
 	else
 		conn = NULL;
@@ -1177,7 +1177,7 @@ static int rdmalock_fabric_bootstrap(struct rdmalock_fabric *fabric, bool first)
 	if (!wait_for_completion_timeout(&loop->up,
 					 msecs_to_jiffies(RDMALOCK_LOOPBACK_TIMEOUT_MS)))
 		ret = -ETIMEDOUT;
-	else if (READ_ONCE(loop->state) != RDMALOCK_CONN_UP)
+	else if (!rdmalock_conn_state_up(READ_ONCE(loop->state)))
 		ret = -ENOTCONN;
 	else
 		ret = rdmalock_region_register(fabric, loop);
@@ -1493,7 +1493,7 @@ bool rdmalock_fabric_node_up(struct rdmalock_fabric *fabric, u32 node)
 		return false;
 	spin_lock_irqsave(&fabric->lock, flags);
 	conn = fabric->peers[node].conn;
-	up = conn && conn->state == RDMALOCK_CONN_UP && conn->ready;
+	up = conn && conn->state == RDMALOCK_CONN_READY;
 	spin_unlock_irqrestore(&fabric->lock, flags);
 	return up;
 }
@@ -1528,7 +1528,7 @@ void rdmalock_fabric_peer_status(struct rdmalock_fabric *fabric, u32 node,
 	st->node_id = node;
 	spin_lock_irq(&fabric->lock);
 	conn = peer->conn;
-	if (conn && conn->state == RDMALOCK_CONN_UP && conn->ready) {
+	if (conn && conn->state == RDMALOCK_CONN_READY) {
 		st->state = RDMALOCK_PEER_UP;
 		st->qp_num = conn->cm_id->qp ? conn->cm_id->qp->qp_num : 0;
 	} else if (conn) {
