@@ -345,7 +345,7 @@ int rdmalock_msg_handle(struct rdmalock_conn *conn, u8 type,
 	/* Pairs with the release in rdmalock_fabric_set_handler(). */
 	fn = smp_load_acquire(&h->fn);
 	if (fn)
-		fn(fabric, node, payload, len, h->ctx);
+		fn(fabric, node, type, payload, len, h->ctx);
 	else
 		pr_warn_ratelimited("%s: node %u: message of type %u, which nothing handles\n",
 				    fabric->attr.name, node, type);
@@ -807,7 +807,7 @@ int rdmalock_fabric_send(struct rdmalock_fabric *fabric, u32 node, u8 type,
 /**
  * rdmalock_fabric_set_handler() - route messages of a type to a function
  * @fabric: the domain's fabric
- * @type: %RDMALOCK_MSG_FIRST_FREE to %RDMALOCK_MSG_TYPES - 1
+ * @type: %RDMALOCK_MSG_USER_FIRST to %RDMALOCK_MSG_TYPES - 1
  * @fn: called for each message of @type (see rdmalock_msg_fn)
  * @ctx: passed to @fn
  *
@@ -815,14 +815,15 @@ int rdmalock_fabric_send(struct rdmalock_fabric *fabric, u32 node, u8 type,
  * replaced or removed while the fabric lives.
  *
  * Context: any.
- * Return: 0, -EINVAL for a reserved type, -EBUSY when one is set.
+ * Return: 0, -EINVAL for a type of the fabric's own, -EBUSY when one is
+ * set.
  */
 int rdmalock_fabric_set_handler(struct rdmalock_fabric *fabric, u8 type,
 				rdmalock_msg_fn *fn, void *ctx)
 {
 	struct rdmalock_msg_handler *h;
 
-	if (type < RDMALOCK_MSG_FIRST_FREE || type >= RDMALOCK_MSG_TYPES)
+	if (type < RDMALOCK_MSG_USER_FIRST || type >= RDMALOCK_MSG_TYPES)
 		return -EINVAL;
 	h = &fabric->handlers[type];
 	if (READ_ONCE(h->fn))

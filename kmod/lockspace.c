@@ -552,7 +552,7 @@ rdmalock_lockspace_alloc(const struct rdmalock_fabric_attr *attr, void *region,
 	ls->algo = ops;
 	ls->self = attr->node_id;
 	ls->num_nodes = attr->num_nodes;
-	ls->locks_per_node = attr->locks_per_node;
+	ls->locks_per_node = params->locks_per_node;
 	ls->budget_local = params->budget_local ?: RDMALOCK_ALOCK_BUDGET_LOCAL;
 	ls->budget_remote = params->budget_remote ?: RDMALOCK_ALOCK_BUDGET_REMOTE;
 	ls->lease = (u64)(params->lease_ms ?: RDMALOCK_SHIFTLOCK_LEASE_MS) *

@@ -392,7 +392,7 @@ static u32 fill_msg(u8 *buf, u32 len)
 	memset(buf, 0xab, RDMALOCK_MSG_SIZE);
 	hdr->magic = cpu_to_be16(RDMALOCK_MSG_MAGIC);
 	hdr->version = RDMALOCK_MSG_VERSION;
-	hdr->type = RDMALOCK_MSG_FIRST_FREE;
+	hdr->type = RDMALOCK_MSG_USER_FIRST;
 	hdr->len = cpu_to_be16(len);
 	hdr->src_node = cpu_to_be16(SRC_NODE);
 	hdr->domain = cpu_to_be32(DOMAIN_HASH);
@@ -412,7 +412,7 @@ static void msg_valid_is_accepted(struct kunit *test)
 	u32 len = U32_MAX;
 
 	KUNIT_EXPECT_EQ(test, msg_check(buf, fill_msg(buf, 0), &type, &len), 0);
-	KUNIT_EXPECT_EQ(test, type, RDMALOCK_MSG_FIRST_FREE);
+	KUNIT_EXPECT_EQ(test, type, RDMALOCK_MSG_USER_FIRST);
 	KUNIT_EXPECT_EQ(test, len, 0);
 	KUNIT_EXPECT_EQ(test, msg_check(buf, fill_msg(buf, RDMALOCK_MSG_MAX_PAYLOAD),
 					&type, &len), 0);
