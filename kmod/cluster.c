@@ -318,6 +318,13 @@ int rdmalock_domain_create(const struct rdmalock_domain_create *req,
 	ret = rdmalock_domain_check(req, &dom->attr);
 	if (ret)
 		goto err_free;
+	/*
+	 * Taken once: the module's parameters are writable at run time, and
+	 * a domain's peers must not see its timeout change under them.
+	 */
+	dom->attr.heartbeat_ms = READ_ONCE(rdmalock_heartbeat_ms);
+	dom->attr.heartbeat_timeout_ms = READ_ONCE(rdmalock_heartbeat_timeout_ms);
+	dom->attr.emulate_atomics = READ_ONCE(rdmalock_emulate_atomics);
 	kref_init(&dom->ref);
 	atomic_set(&dom->active, 0);
 	dom->algo = req->algo;

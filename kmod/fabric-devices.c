@@ -20,7 +20,6 @@
 #include <rdma/ib_verbs.h>
 
 #include "fabric-pri.h"
-#include "rdmalock-pri.h"
 
 struct rdmalock_device {
 	struct list_head entry;

@@ -47,7 +47,6 @@
 
 #include "fabric-fault.h"
 #include "fabric-pri.h"
-#include "rdmalock-pri.h"
 
 struct rdmalock_msg_slot {
 	struct ib_cqe cqe;
@@ -864,7 +863,7 @@ static void rdmalock_heartbeat(struct work_struct *work)
 	struct rdmalock_fabric *fabric = container_of(to_delayed_work(work),
 						      struct rdmalock_fabric,
 						      heartbeat_work);
-	unsigned long timeout = msecs_to_jiffies(fabric->heartbeat_timeout_ms);
+	unsigned long timeout = msecs_to_jiffies(fabric->attr.heartbeat_timeout_ms);
 	struct rdmalock_conn *conn;
 	u32 i;
 
@@ -883,7 +882,7 @@ static void rdmalock_heartbeat(struct work_struct *work)
 		rdmalock_conn_put(conn);
 	}
 	queue_delayed_work(fabric->wq, &fabric->heartbeat_work,
-			   msecs_to_jiffies(fabric->heartbeat_ms));
+			   msecs_to_jiffies(fabric->attr.heartbeat_ms));
 }
 
 /**
@@ -909,20 +908,15 @@ EXPORT_SYMBOL_IF_KUNIT(rdmalock_heartbeat_check);
  * rdmalock_msg_init() - prepare a new fabric for messages
  * @fabric: the fabric, before it makes or accepts any connection
  *
- * Takes the heartbeat parameters once: they are writable at run time,
- * and a domain's peers must not see its timeout change under them.
- *
  * Return: 0, or -EINVAL for heartbeat parameters that cannot work.
  */
 int rdmalock_msg_init(struct rdmalock_fabric *fabric)
 {
-	fabric->heartbeat_ms = READ_ONCE(rdmalock_heartbeat_ms);
-	fabric->heartbeat_timeout_ms = READ_ONCE(rdmalock_heartbeat_timeout_ms);
-	if (rdmalock_heartbeat_check(fabric->heartbeat_ms,
-				     fabric->heartbeat_timeout_ms)) {
+	if (rdmalock_heartbeat_check(fabric->attr.heartbeat_ms,
+				     fabric->attr.heartbeat_timeout_ms)) {
 		pr_err_ratelimited("%s: heartbeat_timeout_ms (%u) must be larger than heartbeat_ms (%u)\n",
-				   fabric->attr.name, fabric->heartbeat_timeout_ms,
-				   fabric->heartbeat_ms);
+				   fabric->attr.name, fabric->attr.heartbeat_timeout_ms,
+				   fabric->attr.heartbeat_ms);
 		return -EINVAL;
 	}
 	fabric->domain_hash = jhash(fabric->attr.name,
@@ -937,9 +931,9 @@ int rdmalock_msg_init(struct rdmalock_fabric *fabric)
  */
 void rdmalock_msg_start(struct rdmalock_fabric *fabric)
 {
-	if (fabric->heartbeat_ms)
+	if (fabric->attr.heartbeat_ms)
 		queue_delayed_work(fabric->wq, &fabric->heartbeat_work,
-				   msecs_to_jiffies(fabric->heartbeat_ms));
+				   msecs_to_jiffies(fabric->attr.heartbeat_ms));
 }
 
 /**

@@ -23,6 +23,11 @@
 
 #include "fabric.h"
 
+/* As in rdmalock-pri.h: internals the KUnit suites call. */
+#ifndef VISIBLE_IF_KUNIT
+#include <kunit/visibility.h>
+#endif
+
 struct crypto_shash;
 
 /*
@@ -351,9 +356,6 @@ struct rdmalock_fabric {
 	wait_queue_head_t conns_gone;
 	u32 domain_hash;
 	struct crypto_shash *auth_tfm;	/* HMAC-SHA256 with the key; NULL: keyless */
-	/* The heartbeat parameters, taken once when the domain is created. */
-	unsigned int heartbeat_ms;
-	unsigned int heartbeat_timeout_ms;
 	struct rdmalock_msg_handler handlers[RDMALOCK_MSG_TYPES];
 	struct rdmalock_imm_handler imm_handler;
 	struct delayed_work heartbeat_work;

@@ -26,7 +26,6 @@
 
 #include "fabric-fault.h"
 #include "fabric-pri.h"
-#include "rdmalock-pri.h"
 
 #define RDMALOCK_VERB_TIMEOUT_MS	5000
 

@@ -66,7 +66,6 @@
 #include <rdma/rdma_cm.h>
 
 #include "fabric-pri.h"
-#include "rdmalock-pri.h"
 
 #define RDMALOCK_RD_ATOMIC		16
 #define RDMALOCK_RESOLVE_TIMEOUT_MS	2000
@@ -1142,7 +1141,7 @@ static int rdmalock_fabric_choose_atomics(struct rdmalock_fabric *fabric,
 
 	if (mode != RDMALOCK_ATOMICS_EMULATED)
 		probe = rdmalock_atomics_probe(loop, rdmalock_self(fabric));
-	ret = rdmalock_atomics_decide(mode, probe, rdmalock_emulate_atomics,
+	ret = rdmalock_atomics_decide(mode, probe, fabric->attr.emulate_atomics,
 				      &fabric->emulated);
 	if (ret)
 		pr_err_ratelimited("%s: native atomics asked for, but they do not work here (%d)\n",

@@ -45,6 +45,10 @@ struct rdmalock_fabric_op;
  * @atomics: RDMALOCK_ATOMICS_*, as asked for
  * @user_len: bytes of the region for the fabric's user, from
  *	%RDMALOCK_FABRIC_USER_OFFSET; every node's must be the same
+ * @heartbeat_ms: period of the heartbeats to connected peers, 0 for none
+ * @heartbeat_timeout_ms: a peer silent for this long is taken down
+ * @emulate_atomics: with %RDMALOCK_ATOMICS_AUTO, emulate atomics even
+ *	where native ones work, for testing
  * @addrs: every node's address, port included
  */
 struct rdmalock_fabric_attr {
@@ -54,6 +58,9 @@ struct rdmalock_fabric_attr {
 	u16 port;
 	u16 atomics;
 	u32 user_len;
+	u32 heartbeat_ms;
+	u32 heartbeat_timeout_ms;
+	bool emulate_atomics;
 	struct sockaddr_storage addrs[RDMALOCK_MAX_NODES];
 };
 
