@@ -161,6 +161,11 @@ struct rdmalock_imm_handler {
 	void *ctx;
 };
 
+struct rdmalock_node_handler {
+	rdmalock_node_fn *fn;
+	void *ctx;
+};
+
 /**
  * struct rdmalock_fabric_op - a one-sided verb
  * @done: called once, when the verb has completed or failed, in softirq
@@ -358,6 +363,7 @@ struct rdmalock_fabric {
 	struct crypto_shash *auth_tfm;	/* HMAC-SHA256 with the key; NULL: keyless */
 	struct rdmalock_msg_handler handlers[RDMALOCK_MSG_TYPES];
 	struct rdmalock_imm_handler imm_handler;
+	struct rdmalock_node_handler lost_handler;
 	struct delayed_work heartbeat_work;
 	struct rdmalock_peer peers[RDMALOCK_MAX_NODES];
 };

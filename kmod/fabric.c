@@ -140,6 +140,41 @@ static void rdmalock_conn_set_ready(struct rdmalock_conn *conn)
 	spin_unlock_irq(&conn->fabric->lock);
 }
 
+/* Tells the user that @node, which was offered to it, is lost. */
+static void rdmalock_node_lost(struct rdmalock_fabric *fabric, u32 node)
+{
+	/* Pairs with the release in rdmalock_fabric_set_lost_handler(). */
+	rdmalock_node_fn *fn = smp_load_acquire(&fabric->lost_handler.fn);
+
+	if (fn)
+		fn(fabric, node, fabric->lost_handler.ctx);
+}
+
+/**
+ * rdmalock_fabric_set_lost_handler() - who hears of nodes lost
+ * @fabric: the fabric
+ * @fn: called each time a node's connection that was offered to users
+ *	fails (see rdmalock_node_fn)
+ * @ctx: passed to @fn
+ *
+ * It is never replaced while the fabric lives.
+ *
+ * Context: any.
+ * Return: 0, or -EBUSY when one is set.
+ */
+int rdmalock_fabric_set_lost_handler(struct rdmalock_fabric *fabric,
+				     rdmalock_node_fn *fn, void *ctx)
+{
+	struct rdmalock_node_handler *h = &fabric->lost_handler;
+
+	if (READ_ONCE(h->fn))
+		return -EBUSY;
+	h->ctx = ctx;
+	/* Publish ctx before fn; pairs with rdmalock_node_lost(). */
+	smp_store_release(&h->fn, fn);
+	return 0;
+}
+
 /* Schedules the next attempt to connect to @peer, unless the fabric stops. */
 static void rdmalock_peer_retry(struct rdmalock_peer *peer)
 {
@@ -328,7 +363,7 @@ void rdmalock_conn_fail(struct rdmalock_conn *conn, const char *why)
 	struct rdmalock_fabric *fabric = conn->fabric;
 	struct rdmalock_peer *peer = conn->peer;
 	unsigned long flags;
-	bool was_up, log = false;
+	bool was_up, was_ready, log = false;
 	u32 failures = 0;
 
 	spin_lock_irqsave(&fabric->lock, flags);
@@ -337,6 +372,7 @@ void rdmalock_conn_fail(struct rdmalock_conn *conn, const char *why)
 		return;
 	}
 	was_up = rdmalock_conn_state_up(conn->state);
+	was_ready = conn->state == RDMALOCK_CONN_READY;
 	WRITE_ONCE(conn->state, RDMALOCK_CONN_FAILED);
 	if (peer && peer->conn == conn)
 		peer->conn = NULL;
@@ -351,6 +387,8 @@ void rdmalock_conn_fail(struct rdmalock_conn *conn, const char *why)
 	spin_unlock_irqrestore(&fabric->lock, flags);
 	/* Whoever waits for it to come up learns that it will not. */
 	complete_all(&conn->up);
+	if (peer && was_ready)
+		rdmalock_node_lost(fabric, peer->node);
 
 	if (log && failures > 1)
 		pr_info("%s: node %u: still not connected, %u attempts failed: %s\n",

@@ -8,8 +8,8 @@
  * A fabric knows nodes by index and memory by offset into a node's
  * region; it knows nothing of locks. Its user gives it the size of its
  * part of the region and registers handlers for the message types it
- * picks, and for writes with immediate; the fabric calls up only through
- * those. Every verb is bounded: it returns -ENOTCONN at once when the
+ * picks, for writes with immediate, and for the loss of a node; the
+ * fabric calls up only through those. Every verb is bounded: it returns -ENOTCONN at once when the
  * peer is not up, and -ETIMEDOUT (after which the connection is torn down
  * and re-established) when a completion does not arrive in time, so no
  * caller can wait forever.
@@ -113,6 +113,17 @@ typedef void rdmalock_imm_fn(struct rdmalock_fabric *fabric, u32 node,
 
 int rdmalock_fabric_set_imm_handler(struct rdmalock_fabric *fabric,
 				    rdmalock_imm_fn *fn, void *ctx);
+
+/*
+ * Called when a node is lost: the connection to it that was offered to
+ * users has failed, and rdmalock_fabric_node_up() says so already. From
+ * any context, interrupts disabled included; must not sleep.
+ */
+typedef void rdmalock_node_fn(struct rdmalock_fabric *fabric, u32 node,
+			      void *ctx);
+
+int rdmalock_fabric_set_lost_handler(struct rdmalock_fabric *fabric,
+				     rdmalock_node_fn *fn, void *ctx);
 
 /* One-sided verbs, synchronous: they sleep until the verb completes. */
 int rdmalock_fabric_read(struct rdmalock_fabric *fabric, u32 node, u64 offset,
