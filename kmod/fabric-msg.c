@@ -771,7 +771,8 @@ int rdmalock_msg_send_handshake(struct rdmalock_conn *conn, const void *payload,
  * rdmalock_fabric_send() - send a message to a node
  * @fabric: the domain's fabric
  * @node: the destination; this node's own id sends through the loopback
- * @type: the message type, from 1 to %RDMALOCK_MSG_TYPES - 1
+ * @type: the message type, from %RDMALOCK_MSG_USER_FIRST to
+ *	%RDMALOCK_MSG_TYPES - 1: the fabric's own are its alone
  * @payload: @len bytes, copied before this returns
  * @len: at most %RDMALOCK_MSG_MAX_PAYLOAD
  *
@@ -790,7 +791,7 @@ int rdmalock_fabric_send(struct rdmalock_fabric *fabric, u32 node, u8 type,
 	struct rdmalock_conn *conn;
 	int ret;
 
-	if (node >= fabric->attr.num_nodes || !type ||
+	if (node >= fabric->attr.num_nodes || type < RDMALOCK_MSG_USER_FIRST ||
 	    type >= RDMALOCK_MSG_TYPES || len > RDMALOCK_MSG_MAX_PAYLOAD)
 		return -EINVAL;
 	conn = rdmalock_peer_get_conn(&fabric->peers[node]);
@@ -878,7 +879,7 @@ static void rdmalock_heartbeat(struct work_struct *work)
 		if (time_after(jiffies, READ_ONCE(peer->last_heard) + timeout))
 			rdmalock_conn_fail(conn, "no heartbeat");
 		else
-			rdmalock_fabric_send(fabric, i, RDMALOCK_MSG_HEARTBEAT, NULL, 0);
+			rdmalock_msg_conn_send(conn, RDMALOCK_MSG_HEARTBEAT, NULL, 0);
 		rdmalock_conn_put(conn);
 	}
 	queue_delayed_work(fabric->wq, &fabric->heartbeat_work,
