@@ -803,6 +803,7 @@ int rdmalock_fabric_send(struct rdmalock_fabric *fabric, u32 node, u8 type,
 	rdmalock_conn_put(conn);
 	return ret;
 }
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_fabric_send);
 
 /**
  * rdmalock_fabric_set_handler() - route messages of a type to a function
@@ -833,6 +834,7 @@ int rdmalock_fabric_set_handler(struct rdmalock_fabric *fabric, u8 type,
 	smp_store_release(&h->fn, fn);
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_fabric_set_handler);
 
 /**
  * rdmalock_fabric_set_imm_handler() - who hears of WRITEs with immediate
