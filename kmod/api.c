@@ -26,7 +26,7 @@ void rdmalock_lock_init(struct rdmalock_lock *lk, struct rdmalock_domain *dom,
 	lk->dom = dom;
 	lk->id = id;
 	lk->home = do_div(id, nodes);
-	lk->slot_off = rdmalock_table_offset(do_div(id, dom->attr.locks_per_node));
+	lk->slot_off = rdmalock_table_offset(do_div(id, dom->locks_per_node));
 	lk->w = NULL;
 }
 

@@ -176,7 +176,7 @@ VISIBLE_IF_KUNIT int rdmalock_domain_check(const struct rdmalock_domain_create *
 	attr->num_nodes = req->num_nodes;
 	attr->port = port;
 	attr->atomics = req->atomics;
-	attr->locks_per_node = req->locks_per_node;
+	attr->user_len = rdmalock_locks_len(req->locks_per_node);
 	return 0;
 
 invalid:
@@ -302,6 +302,7 @@ int rdmalock_domain_create(const struct rdmalock_domain_create *req,
 {
 	const struct rdmalock_ls_params params = {
 		.algo = req->algo,
+		.locks_per_node = req->locks_per_node,
 		.budget_local = req->budget_local,
 		.budget_remote = req->budget_remote,
 		.lease_ms = req->lease_ms,
@@ -317,9 +318,17 @@ int rdmalock_domain_create(const struct rdmalock_domain_create *req,
 	ret = rdmalock_domain_check(req, &dom->attr);
 	if (ret)
 		goto err_free;
+	/*
+	 * Taken once: the module's parameters are writable at run time, and
+	 * a domain's peers must not see its timeout change under them.
+	 */
+	dom->attr.heartbeat_ms = READ_ONCE(rdmalock_heartbeat_ms);
+	dom->attr.heartbeat_timeout_ms = READ_ONCE(rdmalock_heartbeat_timeout_ms);
+	dom->attr.emulate_atomics = READ_ONCE(rdmalock_emulate_atomics);
 	kref_init(&dom->ref);
 	atomic_set(&dom->active, 0);
 	dom->algo = req->algo;
+	dom->locks_per_node = req->locks_per_node;
 	dom->state = RDMALOCK_DOM_CREATING;
 
 	mutex_lock(&rdmalock_domains_mutex);
@@ -434,7 +443,7 @@ int rdmalock_domain_status(struct rdmalock_domain_status *st)
 	st->node_id = dom->attr.node_id;
 	st->num_nodes = dom->attr.num_nodes;
 	st->algo = dom->algo;
-	st->locks_per_node = dom->attr.locks_per_node;
+	st->locks_per_node = dom->locks_per_node;
 	st->port = dom->attr.port;
 	st->atomics = rdmalock_fabric_emulated(dom->fabric) ?
 		RDMALOCK_ATOMICS_EMULATED : RDMALOCK_ATOMICS_NATIVE;

@@ -27,6 +27,7 @@ struct rdmalock_domain {
 	enum rdmalock_domain_state state; /* under the domain list's mutex */
 	atomic_t active;		/* calls between enter and leave */
 	u32 algo;
+	u32 locks_per_node;
 	struct rdmalock_fabric_attr attr;
 	struct rdmalock_fabric *fabric;
 	struct rdmalock_lockspace *ls;

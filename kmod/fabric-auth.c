@@ -25,7 +25,6 @@
 #include <linux/string.h>
 
 #include "fabric-pri.h"
-#include "rdmalock-pri.h"
 
 static u32 rdmalock_self_id(const struct rdmalock_fabric *fabric)
 {

@@ -186,7 +186,7 @@ static bool rdmalock_fault_should(struct rdmalock_fault *f, u32 node,
 /* A connection is offered to users once probed; see the top comment. */
 static bool rdmalock_fault_conn_used(struct rdmalock_conn *conn)
 {
-	return READ_ONCE(conn->ready);
+	return READ_ONCE(conn->state) == RDMALOCK_CONN_READY;
 }
 
 static int rdmalock_fault_wr_verb(enum ib_wr_opcode opcode)

@@ -6,14 +6,13 @@
  * that has its debugfs knobs (CONFIG_FAULT_INJECTION_DEBUG_FS); elsewhere
  * every hook below is an inline that injects nothing, and fabric-fault.c
  * is not built. The knobs are in /sys/kernel/debug/rdmalock/fault/ (see
- * Documentation/fabric.rst).
+ * Documentation/fabric.rst); fabric.h declares their setup.
  */
 #ifndef RDMALOCK_FABRIC_FAULT_H
 #define RDMALOCK_FABRIC_FAULT_H
 
 #include <linux/types.h>
 
-struct dentry;
 struct ib_cq;
 struct ib_send_wr;
 struct ib_wc;
@@ -21,8 +20,6 @@ struct rdmalock_conn;
 
 #if IS_ENABLED(CONFIG_FAULT_INJECTION_DEBUG_FS)
 
-void rdmalock_fault_init(struct dentry *parent);
-void rdmalock_fault_exit(void);
 int rdmalock_fault_verb_post(struct rdmalock_conn *conn, struct ib_send_wr *wr);
 bool rdmalock_fault_hold_wc(struct rdmalock_conn *conn, struct ib_wc *wc,
 			    void (*done)(struct ib_cq *cq, struct ib_wc *wc));
@@ -33,14 +30,6 @@ bool rdmalock_fault_alloc(struct rdmalock_conn *conn, u32 node, int verb,
 			  u8 type);
 
 #else
-
-static inline void rdmalock_fault_init(struct dentry *parent)
-{
-}
-
-static inline void rdmalock_fault_exit(void)
-{
-}
 
 static inline int rdmalock_fault_verb_post(struct rdmalock_conn *conn,
 					   struct ib_send_wr *wr)

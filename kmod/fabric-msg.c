@@ -47,7 +47,6 @@
 
 #include "fabric-fault.h"
 #include "fabric-pri.h"
-#include "rdmalock-pri.h"
 
 struct rdmalock_msg_slot {
 	struct ib_cqe cqe;
@@ -345,7 +344,7 @@ int rdmalock_msg_handle(struct rdmalock_conn *conn, u8 type,
 	/* Pairs with the release in rdmalock_fabric_set_handler(). */
 	fn = smp_load_acquire(&h->fn);
 	if (fn)
-		fn(fabric, node, payload, len, h->ctx);
+		fn(fabric, node, type, payload, len, h->ctx);
 	else
 		pr_warn_ratelimited("%s: node %u: message of type %u, which nothing handles\n",
 				    fabric->attr.name, node, type);
@@ -652,12 +651,14 @@ static int rdmalock_msg_post_send(struct rdmalock_msg_send *s, bool handshake)
 		.sg_list = &sge,
 		.num_sge = 1,
 	};
+	enum rdmalock_conn_state state;
 	unsigned long flags;
 	int ret;
 
 	spin_lock_irqsave(&conn->post_lock, flags);
-	if (READ_ONCE(conn->state) != RDMALOCK_CONN_UP &&
-	    (!handshake || READ_ONCE(conn->state) != RDMALOCK_CONN_CONNECTING)) {
+	state = READ_ONCE(conn->state);
+	if (!rdmalock_conn_state_up(state) &&
+	    (!handshake || state != RDMALOCK_CONN_CONNECTING)) {
 		ret = -ENOTCONN;
 		goto out;
 	}
@@ -770,7 +771,8 @@ int rdmalock_msg_send_handshake(struct rdmalock_conn *conn, const void *payload,
  * rdmalock_fabric_send() - send a message to a node
  * @fabric: the domain's fabric
  * @node: the destination; this node's own id sends through the loopback
- * @type: the message type, from 1 to %RDMALOCK_MSG_TYPES - 1
+ * @type: the message type, from %RDMALOCK_MSG_USER_FIRST to
+ *	%RDMALOCK_MSG_TYPES - 1: the fabric's own are its alone
  * @payload: @len bytes, copied before this returns
  * @len: at most %RDMALOCK_MSG_MAX_PAYLOAD
  *
@@ -789,7 +791,7 @@ int rdmalock_fabric_send(struct rdmalock_fabric *fabric, u32 node, u8 type,
 	struct rdmalock_conn *conn;
 	int ret;
 
-	if (node >= fabric->attr.num_nodes || !type ||
+	if (node >= fabric->attr.num_nodes || type < RDMALOCK_MSG_USER_FIRST ||
 	    type >= RDMALOCK_MSG_TYPES || len > RDMALOCK_MSG_MAX_PAYLOAD)
 		return -EINVAL;
 	conn = rdmalock_peer_get_conn(&fabric->peers[node]);
@@ -801,11 +803,12 @@ int rdmalock_fabric_send(struct rdmalock_fabric *fabric, u32 node, u8 type,
 	rdmalock_conn_put(conn);
 	return ret;
 }
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_fabric_send);
 
 /**
  * rdmalock_fabric_set_handler() - route messages of a type to a function
  * @fabric: the domain's fabric
- * @type: %RDMALOCK_MSG_FIRST_FREE to %RDMALOCK_MSG_TYPES - 1
+ * @type: %RDMALOCK_MSG_USER_FIRST to %RDMALOCK_MSG_TYPES - 1
  * @fn: called for each message of @type (see rdmalock_msg_fn)
  * @ctx: passed to @fn
  *
@@ -813,14 +816,15 @@ int rdmalock_fabric_send(struct rdmalock_fabric *fabric, u32 node, u8 type,
  * replaced or removed while the fabric lives.
  *
  * Context: any.
- * Return: 0, -EINVAL for a reserved type, -EBUSY when one is set.
+ * Return: 0, -EINVAL for a type of the fabric's own, -EBUSY when one is
+ * set.
  */
 int rdmalock_fabric_set_handler(struct rdmalock_fabric *fabric, u8 type,
 				rdmalock_msg_fn *fn, void *ctx)
 {
 	struct rdmalock_msg_handler *h;
 
-	if (type < RDMALOCK_MSG_FIRST_FREE || type >= RDMALOCK_MSG_TYPES)
+	if (type < RDMALOCK_MSG_USER_FIRST || type >= RDMALOCK_MSG_TYPES)
 		return -EINVAL;
 	h = &fabric->handlers[type];
 	if (READ_ONCE(h->fn))
@@ -830,6 +834,7 @@ int rdmalock_fabric_set_handler(struct rdmalock_fabric *fabric, u8 type,
 	smp_store_release(&h->fn, fn);
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_fabric_set_handler);
 
 /**
  * rdmalock_fabric_set_imm_handler() - who hears of WRITEs with immediate
@@ -861,7 +866,7 @@ static void rdmalock_heartbeat(struct work_struct *work)
 	struct rdmalock_fabric *fabric = container_of(to_delayed_work(work),
 						      struct rdmalock_fabric,
 						      heartbeat_work);
-	unsigned long timeout = msecs_to_jiffies(fabric->heartbeat_timeout_ms);
+	unsigned long timeout = msecs_to_jiffies(fabric->attr.heartbeat_timeout_ms);
 	struct rdmalock_conn *conn;
 	u32 i;
 
@@ -876,11 +881,11 @@ static void rdmalock_heartbeat(struct work_struct *work)
 		if (time_after(jiffies, READ_ONCE(peer->last_heard) + timeout))
 			rdmalock_conn_fail(conn, "no heartbeat");
 		else
-			rdmalock_fabric_send(fabric, i, RDMALOCK_MSG_HEARTBEAT, NULL, 0);
+			rdmalock_msg_conn_send(conn, RDMALOCK_MSG_HEARTBEAT, NULL, 0);
 		rdmalock_conn_put(conn);
 	}
 	queue_delayed_work(fabric->wq, &fabric->heartbeat_work,
-			   msecs_to_jiffies(fabric->heartbeat_ms));
+			   msecs_to_jiffies(fabric->attr.heartbeat_ms));
 }
 
 /**
@@ -906,20 +911,15 @@ EXPORT_SYMBOL_IF_KUNIT(rdmalock_heartbeat_check);
  * rdmalock_msg_init() - prepare a new fabric for messages
  * @fabric: the fabric, before it makes or accepts any connection
  *
- * Takes the heartbeat parameters once: they are writable at run time,
- * and a domain's peers must not see its timeout change under them.
- *
  * Return: 0, or -EINVAL for heartbeat parameters that cannot work.
  */
 int rdmalock_msg_init(struct rdmalock_fabric *fabric)
 {
-	fabric->heartbeat_ms = READ_ONCE(rdmalock_heartbeat_ms);
-	fabric->heartbeat_timeout_ms = READ_ONCE(rdmalock_heartbeat_timeout_ms);
-	if (rdmalock_heartbeat_check(fabric->heartbeat_ms,
-				     fabric->heartbeat_timeout_ms)) {
+	if (rdmalock_heartbeat_check(fabric->attr.heartbeat_ms,
+				     fabric->attr.heartbeat_timeout_ms)) {
 		pr_err_ratelimited("%s: heartbeat_timeout_ms (%u) must be larger than heartbeat_ms (%u)\n",
-				   fabric->attr.name, fabric->heartbeat_timeout_ms,
-				   fabric->heartbeat_ms);
+				   fabric->attr.name, fabric->attr.heartbeat_timeout_ms,
+				   fabric->attr.heartbeat_ms);
 		return -EINVAL;
 	}
 	fabric->domain_hash = jhash(fabric->attr.name,
@@ -934,9 +934,9 @@ int rdmalock_msg_init(struct rdmalock_fabric *fabric)
  */
 void rdmalock_msg_start(struct rdmalock_fabric *fabric)
 {
-	if (fabric->heartbeat_ms)
+	if (fabric->attr.heartbeat_ms)
 		queue_delayed_work(fabric->wq, &fabric->heartbeat_work,
-				   msecs_to_jiffies(fabric->heartbeat_ms));
+				   msecs_to_jiffies(fabric->attr.heartbeat_ms));
 }
 
 /**

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * rdmalock fabric: structures shared by the fabric's own files
- * (fabric.c: connections, memory, one-sided verbs; fabric-msg.c:
- * messages and heartbeats). Nothing outside the fabric includes this.
+ * rdmalock fabric: what the fabric's own files share (fabric.c:
+ * connections and memory; fabric-verbs.c: one-sided verbs; fabric-msg.c:
+ * messages and heartbeats; fabric-rmw.c: emulated atomics; fabric-auth.c:
+ * the handshake; fabric-fault.c: fault injection; fabric-devices.c: RDMA
+ * devices), and the wire formats. Nothing outside the fabric includes
+ * this but the fabric's KUnit suites.
  */
 #ifndef RDMALOCK_FABRIC_PRI_H
 #define RDMALOCK_FABRIC_PRI_H
@@ -20,7 +23,180 @@
 
 #include "fabric.h"
 
+/* As in rdmalock-pri.h: internals the KUnit suites call. */
+#ifndef VISIBLE_IF_KUNIT
+#include <kunit/visibility.h>
+#endif
+
 struct crypto_shash;
+
+/*
+ * Where the atomics probe's words are: one per probing node, after the
+ * test words (fabric-rmw.c).
+ */
+#define RDMALOCK_PROBE_OFFSET		64
+static_assert(RDMALOCK_FABRIC_TEST_WORDS * 8 <= RDMALOCK_PROBE_OFFSET);
+static_assert(RDMALOCK_PROBE_OFFSET + RDMALOCK_MAX_NODES * 8 <=
+	      RDMALOCK_FABRIC_USER_OFFSET);
+
+#define RDMALOCK_CM_MAGIC		0x52444c4b	/* "RDLK" */
+#define RDMALOCK_CM_VERSION		2
+/* &rdmalock_cm_pdata.flags: the sender's domain emulates atomics. */
+#define RDMALOCK_CM_F_EMULATED		0x01
+/* &rdmalock_cm_pdata.flags: the sender's domain has no key. */
+#define RDMALOCK_CM_F_KEYLESS		0x02
+
+#define RDMALOCK_NONCE_LEN		16
+#define RDMALOCK_PROOF_LEN		32	/* HMAC-SHA256 */
+
+/**
+ * struct rdmalock_cm_pdata - private data of a connect request
+ * @magic: %RDMALOCK_CM_MAGIC
+ * @version: %RDMALOCK_CM_VERSION
+ * @flags: RDMALOCK_CM_F_*
+ * @node_id: the sender's index in the domain
+ * @name_hash: jhash of the domain's name, seed 0, as in message headers
+ * @region_len: the length of the sender's region, which must equal the
+ *	receiver's
+ * @nonce: fresh random bytes, the sender's challenge
+ *
+ * Who is speaking, for which domain, and its challenge; nothing secret,
+ * and no address or key of memory, which go only to a peer that has
+ * proved the domain key (Documentation/fabric.rst, "Handshake"). All
+ * fields big-endian. At most 56 bytes fit in a request on the TCP port
+ * space.
+ */
+struct rdmalock_cm_pdata {
+	__be32 magic;
+	u8 version;
+	u8 flags;
+	__be16 node_id;
+	__be32 name_hash;
+	__be32 region_len;
+	u8 nonce[RDMALOCK_NONCE_LEN];
+};
+
+static_assert(sizeof(struct rdmalock_cm_pdata) == 32);
+
+/**
+ * struct rdmalock_cm_rep - private data of a connect reply
+ * @pd: the acceptor's own, its challenge in @pd.nonce
+ * @proof: the acceptor's proof of the key over both challenges
+ *
+ * At most 196 bytes fit in a reply.
+ */
+struct rdmalock_cm_rep {
+	struct rdmalock_cm_pdata pd;
+	u8 proof[RDMALOCK_PROOF_LEN];
+};
+
+static_assert(sizeof(struct rdmalock_cm_rep) <= 196);
+
+/**
+ * struct rdmalock_auth_msg - payload of an %RDMALOCK_MSG_AUTH message
+ * @proof: the requester's proof of the key; zero from the acceptor
+ * @region_addr: where the sender's region is, for RDMA
+ * @region_rkey: its remote key
+ * @region_len: its length, which must equal the receiver's
+ *
+ * The first message each way on a connection, and only that one. All
+ * fields big-endian.
+ */
+struct rdmalock_auth_msg {
+	u8 proof[RDMALOCK_PROOF_LEN];
+	__be64 region_addr;
+	__be32 region_rkey;
+	__be32 region_len;
+};
+
+/*
+ * Messages. Every connection has RDMALOCK_RECV_DEPTH receives posted, of
+ * RDMALOCK_MSG_SIZE bytes each. A message is a header and a payload; the
+ * receiver checks the header (struct rdmalock_msg_hdr) and hands the
+ * payload to the handler registered for its type.
+ */
+#define RDMALOCK_MSG_MAGIC		0x524c		/* "RL" */
+#define RDMALOCK_MSG_VERSION		1
+#define RDMALOCK_MSG_SIZE		256
+/* The fabric's own types, below RDMALOCK_MSG_USER_FIRST. */
+#define RDMALOCK_MSG_HEARTBEAT		1
+#define RDMALOCK_MSG_RMW_REQ		2	/* emulated atomics */
+#define RDMALOCK_MSG_RMW_RESP		3
+#define RDMALOCK_MSG_AUTH		4	/* the handshake's last step */
+
+/**
+ * struct rdmalock_msg_hdr - header of every message between nodes
+ * @magic: %RDMALOCK_MSG_MAGIC
+ * @version: %RDMALOCK_MSG_VERSION
+ * @type: RDMALOCK_MSG_*, below %RDMALOCK_MSG_TYPES
+ * @len: payload bytes after the header
+ * @src_node: the sender's node id
+ * @domain: hash of the domain's name (jhash, seed 0)
+ * @seq: per connection and direction, from 0; RC delivers in order, so
+ *	the receiver expects exactly the next one
+ *
+ * All fields big-endian.
+ */
+struct rdmalock_msg_hdr {
+	__be16 magic;
+	u8 version;
+	u8 type;
+	__be16 len;
+	__be16 src_node;
+	__be32 domain;
+	__be32 seq;
+};
+
+static_assert(sizeof(struct rdmalock_msg_hdr) == 16);
+static_assert(RDMALOCK_MSG_MAX_PAYLOAD ==
+	      RDMALOCK_MSG_SIZE - sizeof(struct rdmalock_msg_hdr));
+
+struct rdmalock_msg_handler {
+	rdmalock_msg_fn *fn;
+	void *ctx;
+};
+
+struct rdmalock_imm_handler {
+	rdmalock_imm_fn *fn;
+	void *ctx;
+};
+
+struct rdmalock_node_handler {
+	rdmalock_node_fn *fn;
+	void *ctx;
+};
+
+/**
+ * struct rdmalock_fabric_op - a one-sided verb
+ * @done: called once, when the verb has completed or failed, in softirq
+ *	context; must not sleep. The operation is the caller's again then.
+ * @status: set before @done: 0, -ENOTCONN (flushed: the connection
+ *	failed), or -EIO (completed in error)
+ * @buf: the local buffer; DMA-able (kmalloc'ed, not on a stack)
+ * @len: its length; atomics set it to 8 themselves
+ * @cqe: the completion's
+ * @conn: the connection it is posted on, while it is
+ * @cnt: the counters it is counted in
+ * @dma: @buf's mapping, while it is posted
+ * @dir: the mapping's direction
+ * @size: for an operation of rdmalock_fabric_op_alloc(), @buf's size
+ * @notify: ditto, its user's completion callback, called by @done
+ * @ctx: ditto, passed to @notify
+ */
+struct rdmalock_fabric_op {
+	void (*done)(struct rdmalock_fabric_op *op);
+	int status;
+	void *buf;
+	u32 len;
+	struct ib_cqe cqe;
+	struct rdmalock_conn *conn;
+	struct rdmalock_verb_counters *cnt;
+	u64 dma;
+	enum dma_data_direction dir;
+	u32 size;
+	rdmalock_op_done_fn *notify;
+	void *ctx;
+};
 
 /*
  * Deep enough that sends never wait on the peer's acknowledgements, which
@@ -78,11 +254,24 @@ struct rdmalock_conn_auth {
 	struct work_struct work;
 };
 
+/*
+ * A connection's life, forward only: connecting (the CM's establishment
+ * and the handshake both awaited); up (verbs and messages go, but users
+ * are not offered it until the atomics probe, if any, has passed); ready
+ * (offered to users); failed (torn down, never used again).
+ */
 enum rdmalock_conn_state {
 	RDMALOCK_CONN_CONNECTING,
 	RDMALOCK_CONN_UP,
+	RDMALOCK_CONN_READY,
 	RDMALOCK_CONN_FAILED,
 };
+
+/* May verbs and messages be posted on a connection in @state? */
+static inline bool rdmalock_conn_state_up(enum rdmalock_conn_state state)
+{
+	return state == RDMALOCK_CONN_UP || state == RDMALOCK_CONN_READY;
+}
 
 struct rdmalock_conn {
 	struct rdmalock_cm_ctx cm_ctx;
@@ -93,7 +282,6 @@ struct rdmalock_conn {
 	struct ib_cq *cq;
 	bool active;
 	enum rdmalock_conn_state state;	/* under fabric->lock */
-	bool ready;			/* probed: offered to users; ditto */
 	struct work_struct probe_work;
 	u64 remote_addr;
 	u32 remote_rkey;
@@ -173,11 +361,9 @@ struct rdmalock_fabric {
 	wait_queue_head_t conns_gone;
 	u32 domain_hash;
 	struct crypto_shash *auth_tfm;	/* HMAC-SHA256 with the key; NULL: keyless */
-	/* The heartbeat parameters, taken once when the domain is created. */
-	unsigned int heartbeat_ms;
-	unsigned int heartbeat_timeout_ms;
 	struct rdmalock_msg_handler handlers[RDMALOCK_MSG_TYPES];
 	struct rdmalock_imm_handler imm_handler;
+	struct rdmalock_node_handler lost_handler;
 	struct delayed_work heartbeat_work;
 	struct rdmalock_peer peers[RDMALOCK_MAX_NODES];
 };
@@ -218,6 +404,7 @@ struct rdmalock_sync_op {
 };
 
 /* fabric-verbs.c */
+int rdmalock_fabric_check_range(u64 region_len, u64 offset, u64 len, u64 align);
 bool rdmalock_conn_sq_get(struct rdmalock_conn *conn);
 void rdmalock_conn_sq_put(struct rdmalock_conn *conn);
 void rdmalock_sync_done(struct rdmalock_fabric_op *op);
@@ -231,6 +418,7 @@ int rdmalock_conn_post_wait(struct rdmalock_conn *conn,
 			    struct rdmalock_sync_op *sync, struct ib_send_wr *wr);
 
 /* fabric.c */
+void rdmalock_fabric_remove_device(struct ib_device *device);
 void rdmalock_conn_fail(struct rdmalock_conn *conn, const char *why);
 void rdmalock_conn_up(struct rdmalock_conn *conn, bool established);
 int rdmalock_conn_install(struct rdmalock_conn *conn);
@@ -240,6 +428,11 @@ void rdmalock_conn_invalidated(struct rdmalock_conn *conn, const struct ib_wc *w
 struct rdmalock_conn *rdmalock_peer_get_conn(struct rdmalock_peer *peer);
 
 /* fabric-rmw.c */
+/* One RDMALOCK_VERB_CAS or _FAA on a fixed word; see rdmalock_atomics_check(). */
+typedef int (*rdmalock_atomic_fn)(void *ctx, u8 verb, u64 compare_add,
+				  u64 swap, u64 *old);
+
+int rdmalock_atomics_decide(u32 mode, int probe, bool force, bool *emulated);
 void rdmalock_rmw_conn_init(struct rdmalock_conn *conn);
 void rdmalock_rmw_fail_conn(struct rdmalock_conn *conn);
 int rdmalock_rmw_request(struct rdmalock_fabric *fabric, const void *payload,
@@ -296,6 +489,15 @@ int rdmalock_cm_pdata_check(const struct rdmalock_fabric_attr *attr,
 void rdmalock_log_pdata_error(struct rdmalock_fabric *fabric, int err,
 			      u32 node);
 #if IS_ENABLED(CONFIG_KUNIT)
+int rdmalock_rmw_execute(void *region, u64 region_len, u8 verb, u64 offset,
+			 u64 compare_add, u64 swap, u64 *old);
+int rdmalock_msg_check(const void *buf, u32 byte_len, u32 domain_hash,
+		       u32 src_node, u32 seq, u8 *type, u32 *len);
+int rdmalock_atomics_check(rdmalock_atomic_fn atomic, void *ctx);
+bool rdmalock_rmw_status_valid(s32 status);
+int rdmalock_heartbeat_check(unsigned int interval_ms,
+			     unsigned int timeout_ms);
+bool rdmalock_wc_invalidates(const struct ib_wc *wc, u32 rkey);
 int rdmalock_auth_proof(struct crypto_shash *tfm, bool requester,
 			const char *name, u32 req_node, u32 acc_node,
 			const u8 *nonce_req, const u8 *nonce_acc, u8 *proof);

@@ -39,7 +39,6 @@
 #include <linux/xarray.h>
 
 #include "fabric-pri.h"
-#include "rdmalock-pri.h"
 
 #define RDMALOCK_RMW_TIMEOUT_MS		5000
 

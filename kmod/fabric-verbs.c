@@ -7,7 +7,8 @@
  * operation's buffer, posts under the connection's post_lock if the
  * connection is up, and arranges for rdmalock_op_done() to unmap, count
  * and call the operation's @done once the request completes or is
- * flushed. That is the asynchronous interface.
+ * flushed. The asynchronous interface is that, on an operation the
+ * fabric allocates, so that its layout stays the fabric's own.
  *
  * The synchronous verbs wait on the same path, bounded: if the completion
  * does not come in RDMALOCK_VERB_TIMEOUT_MS, the waiter fails the
@@ -25,7 +26,6 @@
 
 #include "fabric-fault.h"
 #include "fabric-pri.h"
-#include "rdmalock-pri.h"
 
 #define RDMALOCK_VERB_TIMEOUT_MS	5000
 
@@ -115,7 +115,7 @@ int rdmalock_conn_post_send(struct rdmalock_conn *conn, const struct ib_send_wr 
 	int ret;
 
 	spin_lock_irqsave(&conn->post_lock, flags);
-	if (READ_ONCE(conn->state) != RDMALOCK_CONN_UP) {
+	if (!rdmalock_conn_state_up(READ_ONCE(conn->state))) {
 		ret = -ENOTCONN;
 	} else if (!rdmalock_conn_sq_get(conn)) {
 		ret = -ENOBUFS;
@@ -620,17 +620,81 @@ int rdmalock_fabric_invalidate_peer(struct rdmalock_fabric *fabric, u32 node)
 	return ret;
 }
 
+/* An allocated operation's completion: its user's callback. */
+static void rdmalock_op_notify(struct rdmalock_fabric_op *op)
+{
+	op->notify(op->ctx, op->status);
+}
+
+/**
+ * rdmalock_fabric_op_alloc() - an operation for the asynchronous verbs
+ * @len: bytes of its buffer, at least 1; 8 for the atomics
+ * @done: called with @ctx and the verb's status each time a verb started
+ *	on it has completed or failed (see rdmalock_op_done_fn)
+ * @ctx: passed to @done
+ *
+ * Its buffer, rdmalock_fabric_op_buf(), is zeroed and DMA-able. It may
+ * be used for one verb at a time, again and again.
+ *
+ * Context: process context.
+ * Return: the operation, or NULL when out of memory or @len is 0.
+ */
+struct rdmalock_fabric_op *rdmalock_fabric_op_alloc(u32 len,
+						    rdmalock_op_done_fn *done,
+						    void *ctx)
+{
+	struct rdmalock_fabric_op *op;
+
+	if (!len)
+		return NULL;
+	op = kzalloc(sizeof(*op), GFP_KERNEL);
+	if (!op)
+		return NULL;
+	op->buf = kzalloc(len, GFP_KERNEL);
+	if (!op->buf) {
+		kfree(op);
+		return NULL;
+	}
+	op->size = len;
+	op->done = rdmalock_op_notify;
+	op->notify = done;
+	op->ctx = ctx;
+	return op;
+}
+
+/**
+ * rdmalock_fabric_op_buf() - an operation's buffer
+ * @op: from rdmalock_fabric_op_alloc()
+ *
+ * Return: the local memory its verbs read into or write from.
+ */
+void *rdmalock_fabric_op_buf(struct rdmalock_fabric_op *op)
+{
+	return op->buf;
+}
+
+/**
+ * rdmalock_fabric_op_free() - free an operation and its buffer
+ * @op: from rdmalock_fabric_op_alloc(), with no verb in flight; or NULL
+ */
+void rdmalock_fabric_op_free(struct rdmalock_fabric_op *op)
+{
+	if (!op)
+		return;
+	kfree(op->buf);
+	kfree(op);
+}
+
 /**
  * rdmalock_fabric_read_async() - start an RDMA READ
  * @fabric: the domain's fabric
  * @node: node to read from
  * @offset: byte offset in the node's region
- * @op: @op->buf (DMA-able, e.g. kmalloc'ed) receives @op->len bytes;
- *	@op->done is called when the read has completed or failed, with
- *	@op->status set, in softirq context, and must not sleep
+ * @op: from rdmalock_fabric_op_alloc(), no verb in flight on it; its
+ *	buffer receives as many bytes as it has
  *
  * Context: any.
- * Return: 0 when started (@op->done will be called), else -EINVAL,
+ * Return: 0 when started (@op's callback will be called), else -EINVAL,
  * -ENOTCONN or -ENOBUFS (it will not).
  */
 int rdmalock_fabric_read_async(struct rdmalock_fabric *fabric, u32 node,
@@ -638,6 +702,7 @@ int rdmalock_fabric_read_async(struct rdmalock_fabric *fabric, u32 node,
 {
 	struct rdmalock_verb_wr v;
 
+	op->len = op->size;
 	rdmalock_rdma_wr(&v, IB_WR_RDMA_READ, op);
 	return rdmalock_verb_async(fabric, node, offset, &v, op);
 }
@@ -647,8 +712,7 @@ int rdmalock_fabric_read_async(struct rdmalock_fabric *fabric, u32 node,
  * @fabric: the domain's fabric
  * @node: node to write to
  * @offset: byte offset in the node's region
- * @op: @op->buf (DMA-able) holds @op->len bytes; @op->done as for
- *	rdmalock_fabric_read_async()
+ * @op: as for rdmalock_fabric_read_async(); its whole buffer is written
  *
  * Context: any.
  * Return: as rdmalock_fabric_read_async().
@@ -658,6 +722,7 @@ int rdmalock_fabric_write_async(struct rdmalock_fabric *fabric, u32 node,
 {
 	struct rdmalock_verb_wr v;
 
+	op->len = op->size;
 	rdmalock_rdma_wr(&v, IB_WR_RDMA_WRITE, op);
 	return rdmalock_verb_async(fabric, node, offset, &v, op);
 }
@@ -669,8 +734,8 @@ int rdmalock_fabric_write_async(struct rdmalock_fabric *fabric, u32 node,
  * @offset: byte offset of the word, 8-byte aligned
  * @expected: value the word must hold for the swap to happen
  * @desired: value written if it does
- * @op: @op->buf (DMA-able, 8 bytes) receives the old value; @op->done as
- *	for rdmalock_fabric_read_async()
+ * @op: as for rdmalock_fabric_read_async(), of at least 8 bytes; its
+ *	buffer's first 8 receive the old value
  *
  * Context: any.
  * Return: as rdmalock_fabric_read_async().
@@ -681,6 +746,8 @@ int rdmalock_fabric_cas_async(struct rdmalock_fabric *fabric, u32 node,
 {
 	struct rdmalock_verb_wr v;
 
+	if (op->size < sizeof(u64))
+		return -EINVAL;
 	rdmalock_atomic_wr(&v, IB_WR_ATOMIC_CMP_AND_SWP, expected, desired, op);
 	if (fabric->emulated)
 		return rdmalock_rmw_async(fabric, node, offset, v.verb, expected,
@@ -694,8 +761,7 @@ int rdmalock_fabric_cas_async(struct rdmalock_fabric *fabric, u32 node,
  * @node: node whose word it is
  * @offset: byte offset of the word, 8-byte aligned
  * @add: value added
- * @op: @op->buf (DMA-able, 8 bytes) receives the old value; @op->done as
- *	for rdmalock_fabric_read_async()
+ * @op: as for rdmalock_fabric_cas_async()
  *
  * Context: any.
  * Return: as rdmalock_fabric_read_async().
@@ -705,6 +771,8 @@ int rdmalock_fabric_faa_async(struct rdmalock_fabric *fabric, u32 node,
 {
 	struct rdmalock_verb_wr v;
 
+	if (op->size < sizeof(u64))
+		return -EINVAL;
 	rdmalock_atomic_wr(&v, IB_WR_ATOMIC_FETCH_AND_ADD, add, 0, op);
 	if (fabric->emulated)
 		return rdmalock_rmw_async(fabric, node, offset, v.verb, add, 0, op);

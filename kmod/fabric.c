@@ -67,7 +67,6 @@
 #include <rdma/rdma_cm.h>
 
 #include "fabric-pri.h"
-#include "rdmalock-pri.h"
 
 #define RDMALOCK_RD_ATOMIC		16
 #define RDMALOCK_RESOLVE_TIMEOUT_MS	2000
@@ -128,7 +127,7 @@ static struct rdmalock_peer *rdmalock_conn_slot(struct rdmalock_conn *conn)
  */
 static void rdmalock_conn_ready_locked(struct rdmalock_conn *conn)
 {
-	conn->ready = true;
+	WRITE_ONCE(conn->state, RDMALOCK_CONN_READY);
 	if (conn->peer)
 		conn->peer->backoff_ms = RDMALOCK_RECONNECT_MIN_MS;
 }
@@ -137,9 +136,44 @@ static void rdmalock_conn_ready_locked(struct rdmalock_conn *conn)
 static void rdmalock_conn_set_ready(struct rdmalock_conn *conn)
 {
 	spin_lock_irq(&conn->fabric->lock);
-	if (conn->state == RDMALOCK_CONN_UP)
+	if (rdmalock_conn_state_up(conn->state))
 		rdmalock_conn_ready_locked(conn);
 	spin_unlock_irq(&conn->fabric->lock);
+}
+
+/* Tells the user that @node, which was offered to it, is lost. */
+static void rdmalock_node_lost(struct rdmalock_fabric *fabric, u32 node)
+{
+	/* Pairs with the release in rdmalock_fabric_set_lost_handler(). */
+	rdmalock_node_fn *fn = smp_load_acquire(&fabric->lost_handler.fn);
+
+	if (fn)
+		fn(fabric, node, fabric->lost_handler.ctx);
+}
+
+/**
+ * rdmalock_fabric_set_lost_handler() - who hears of nodes lost
+ * @fabric: the fabric
+ * @fn: called each time a node's connection that was offered to users
+ *	fails (see rdmalock_node_fn)
+ * @ctx: passed to @fn
+ *
+ * It is never replaced while the fabric lives.
+ *
+ * Context: any.
+ * Return: 0, or -EBUSY when one is set.
+ */
+int rdmalock_fabric_set_lost_handler(struct rdmalock_fabric *fabric,
+				     rdmalock_node_fn *fn, void *ctx)
+{
+	struct rdmalock_node_handler *h = &fabric->lost_handler;
+
+	if (READ_ONCE(h->fn))
+		return -EBUSY;
+	h->ctx = ctx;
+	/* Publish ctx before fn; pairs with rdmalock_node_lost(). */
+	smp_store_release(&h->fn, fn);
+	return 0;
 }
 
 /* Schedules the next attempt to connect to @peer, unless the fabric stops. */
@@ -334,7 +368,7 @@ void rdmalock_conn_fail(struct rdmalock_conn *conn, const char *why)
 	struct rdmalock_fabric *fabric = conn->fabric;
 	struct rdmalock_peer *peer = conn->peer;
 	unsigned long flags;
-	bool was_up, log = false;
+	bool was_up, was_ready, log = false;
 	u32 failures = 0;
 
 	spin_lock_irqsave(&fabric->lock, flags);
@@ -342,7 +376,8 @@ void rdmalock_conn_fail(struct rdmalock_conn *conn, const char *why)
 		spin_unlock_irqrestore(&fabric->lock, flags);
 		return;
 	}
-	was_up = conn->state == RDMALOCK_CONN_UP;
+	was_up = rdmalock_conn_state_up(conn->state);
+	was_ready = conn->state == RDMALOCK_CONN_READY;
 	WRITE_ONCE(conn->state, RDMALOCK_CONN_FAILED);
 	if (peer && peer->conn == conn)
 		peer->conn = NULL;
@@ -357,6 +392,8 @@ void rdmalock_conn_fail(struct rdmalock_conn *conn, const char *why)
 	spin_unlock_irqrestore(&fabric->lock, flags);
 	/* Whoever waits for it to come up learns that it will not. */
 	complete_all(&conn->up);
+	if (peer && was_ready)
+		rdmalock_node_lost(fabric, peer->node);
 
 	if (log && failures > 1)
 		pr_info("%s: node %u: still not connected, %u attempts failed: %s\n",
@@ -897,7 +934,7 @@ struct rdmalock_conn *rdmalock_peer_get_conn(struct rdmalock_peer *peer)
 
 	spin_lock_irqsave(&fabric->lock, flags);
 	conn = peer->conn;
-	if (conn && conn->state == RDMALOCK_CONN_UP && conn->ready)
+	if (conn && conn->state == RDMALOCK_CONN_READY)
 		kref_get(&conn->ref);
 	else
 		conn = NULL;
@@ -954,7 +991,8 @@ static int rdmalock_region_alloc(struct rdmalock_fabric *fabric)
 	struct scatterlist sg;
 	int ret, n;
 
-	fabric->region_len = rdmalock_region_len(fabric->attr.locks_per_node);
+	fabric->region_len = PAGE_ALIGN((size_t)RDMALOCK_FABRIC_USER_OFFSET +
+					fabric->attr.user_len);
 	ret = rdmalock_region_mem_alloc(fabric);
 	if (ret)
 		return ret;
@@ -1181,7 +1219,7 @@ static int rdmalock_fabric_choose_atomics(struct rdmalock_fabric *fabric,
 
 	if (mode != RDMALOCK_ATOMICS_EMULATED)
 		probe = rdmalock_atomics_probe(loop, rdmalock_self(fabric));
-	ret = rdmalock_atomics_decide(mode, probe, rdmalock_emulate_atomics,
+	ret = rdmalock_atomics_decide(mode, probe, fabric->attr.emulate_atomics,
 				      &fabric->emulated);
 	if (ret)
 		pr_err_ratelimited("%s: native atomics asked for, but they do not work here (%d)\n",
@@ -1217,7 +1255,7 @@ static int rdmalock_fabric_bootstrap(struct rdmalock_fabric *fabric, bool first)
 	if (!wait_for_completion_timeout(&loop->up,
 					 msecs_to_jiffies(RDMALOCK_LOOPBACK_TIMEOUT_MS)))
 		ret = -ETIMEDOUT;
-	else if (READ_ONCE(loop->state) != RDMALOCK_CONN_UP)
+	else if (!rdmalock_conn_state_up(READ_ONCE(loop->state)))
 		ret = -ENOTCONN;
 	else
 		ret = rdmalock_region_register(fabric, loop);
@@ -1540,7 +1578,7 @@ bool rdmalock_fabric_node_up(struct rdmalock_fabric *fabric, u32 node)
 		return false;
 	spin_lock_irqsave(&fabric->lock, flags);
 	conn = fabric->peers[node].conn;
-	up = conn && conn->state == RDMALOCK_CONN_UP && conn->ready;
+	up = conn && conn->state == RDMALOCK_CONN_READY;
 	spin_unlock_irqrestore(&fabric->lock, flags);
 	return up;
 }
@@ -1575,7 +1613,7 @@ void rdmalock_fabric_peer_status(struct rdmalock_fabric *fabric, u32 node,
 	st->node_id = node;
 	spin_lock_irq(&fabric->lock);
 	conn = peer->conn;
-	if (conn && conn->state == RDMALOCK_CONN_UP && conn->ready) {
+	if (conn && conn->state == RDMALOCK_CONN_READY) {
 		st->state = RDMALOCK_PEER_UP;
 		st->qp_num = conn->cm_id->qp ? conn->cm_id->qp->qp_num : 0;
 	} else if (conn) {

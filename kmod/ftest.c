@@ -8,7 +8,7 @@
  * asynchronous verbs, each waited for on its completion callback, so both
  * interfaces are checked by the same results.
  *
- * The test words are the first eight words of every node's scratch area.
+ * The test words are the fabric's, at the start of every node's region.
  * Each operation's result can be checked exactly from outside: a pattern
  * reads back what was written; a fetch-and-add storm from T threads on
  * each of N nodes, M adds each, leaves N*T*M; a compare-and-swap
@@ -30,7 +30,7 @@
 
 #define RDMALOCK_FTEST_MAX_THREADS	64
 #define RDMALOCK_FTEST_MAX_ITERATIONS	1000000
-#define RDMALOCK_FTEST_WORDS		RDMALOCK_TEST_WORDS
+#define RDMALOCK_FTEST_WORDS		RDMALOCK_FABRIC_TEST_WORDS
 /* How long a CAS ping-pong waits for the other nodes to take their turn. */
 #define RDMALOCK_FTEST_TURN_TIMEOUT	(30 * HZ)
 
@@ -50,17 +50,24 @@ struct rdmalock_ftest {
 	struct completion finished;
 };
 
-/* A thread's state: its asynchronous operation and DMA-able word. */
+/*
+ * A thread's state: its asynchronous operation, whose buffer is @word,
+ * and the operation's outcome.
+ */
 struct rdmalock_ftest_thread {
 	struct rdmalock_ftest *t;
-	struct rdmalock_fabric_op op;
+	struct rdmalock_fabric_op *op;
 	struct completion done;
+	int status;
 	u64 *word;
 };
 
-static void rdmalock_ftest_op_done(struct rdmalock_fabric_op *op)
+static void rdmalock_ftest_op_done(void *ctx, int status)
 {
-	complete(&container_of(op, struct rdmalock_ftest_thread, op)->done);
+	struct rdmalock_ftest_thread *th = ctx;
+
+	th->status = status;
+	complete(&th->done);
 }
 
 /*
@@ -73,15 +80,11 @@ static int rdmalock_ftest_wait(struct rdmalock_ftest_thread *th, int posted)
 	if (posted)
 		return posted;
 	wait_for_completion(&th->done);
-	return th->op.status;
+	return th->status;
 }
 
 static void rdmalock_ftest_op_init(struct rdmalock_ftest_thread *th)
 {
-	memset(&th->op, 0, sizeof(th->op));
-	th->op.done = rdmalock_ftest_op_done;
-	th->op.buf = th->word;
-	th->op.len = sizeof(*th->word);
 	reinit_completion(&th->done);
 }
 
@@ -95,7 +98,7 @@ static int rdmalock_ftest_read(struct rdmalock_ftest_thread *th, u64 *val)
 					    val, sizeof(*val));
 	rdmalock_ftest_op_init(th);
 	ret = rdmalock_fabric_read_async(t->fabric, t->req->target, t->offset,
-					 &th->op);
+					 th->op);
 	ret = rdmalock_ftest_wait(th, ret);
 	*val = *th->word;
 	return ret;
@@ -111,7 +114,7 @@ static int rdmalock_ftest_write(struct rdmalock_ftest_thread *th, u64 val)
 	rdmalock_ftest_op_init(th);
 	*th->word = val;
 	return rdmalock_ftest_wait(th, rdmalock_fabric_write_async(t->fabric, t->req->target,
-								   t->offset, &th->op));
+								   t->offset, th->op));
 }
 
 static int rdmalock_ftest_cas(struct rdmalock_ftest_thread *th, u64 expected,
@@ -125,7 +128,7 @@ static int rdmalock_ftest_cas(struct rdmalock_ftest_thread *th, u64 expected,
 					   expected, desired, old);
 	rdmalock_ftest_op_init(th);
 	ret = rdmalock_fabric_cas_async(t->fabric, t->req->target, t->offset,
-					expected, desired, &th->op);
+					expected, desired, th->op);
 	ret = rdmalock_ftest_wait(th, ret);
 	*old = *th->word;
 	return ret;
@@ -140,7 +143,7 @@ static int rdmalock_ftest_faa(struct rdmalock_ftest_thread *th, u64 add)
 					   add, NULL);
 	rdmalock_ftest_op_init(th);
 	return rdmalock_ftest_wait(th, rdmalock_fabric_faa_async(t->fabric, t->req->target,
-								 t->offset, add, &th->op));
+								 t->offset, add, th->op));
 }
 
 static void rdmalock_ftest_error(struct rdmalock_ftest *t, int err)
@@ -216,7 +219,7 @@ static int rdmalock_ftest_thread(void *arg)
 			atomic64_inc(&t->done);
 		cond_resched();
 	}
-	kfree(th->word);
+	rdmalock_fabric_op_free(th->op);
 	kfree(th);
 	if (atomic_dec_and_test(&t->running))
 		complete(&t->finished);
@@ -262,11 +265,13 @@ static struct rdmalock_ftest_thread *rdmalock_ftest_thread_alloc(struct rdmalock
 	th = kzalloc(sizeof(*th), GFP_KERNEL);
 	if (!th)
 		return NULL;
-	th->word = kzalloc(sizeof(*th->word), GFP_KERNEL);
-	if (!th->word) {
+	th->op = rdmalock_fabric_op_alloc(sizeof(*th->word),
+					  rdmalock_ftest_op_done, th);
+	if (!th->op) {
 		kfree(th);
 		return NULL;
 	}
+	th->word = rdmalock_fabric_op_buf(th->op);
 	th->t = t;
 	init_completion(&th->done);
 	return th;
@@ -289,7 +294,7 @@ static u32 rdmalock_ftest_start(struct rdmalock_ftest *t)
 		task = kthread_run(rdmalock_ftest_thread, th, "rdmalock-ft/%u", i);
 		if (IS_ERR(task)) {
 			module_put(THIS_MODULE);
-			kfree(th->word);
+			rdmalock_fabric_op_free(th->op);
 			kfree(th);
 			rdmalock_ftest_error(t, PTR_ERR(task));
 			break;

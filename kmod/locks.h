@@ -18,6 +18,7 @@
 
 #include <linux/atomic.h>
 #include <linux/bitmap.h>
+#include <linux/build_bug.h>
 #include <linux/ktime.h>
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
@@ -25,6 +26,39 @@
 #include <linux/workqueue.h>
 
 #include "fabric.h"
+
+/*
+ * The lock layer's part of every node's region, from the fabric's
+ * RDMALOCK_FABRIC_USER_OFFSET:
+ *
+ *   table_off              locks_per_node * 64          the lock table
+ *   desc_off               RDMALOCK_DESC_COUNT * 64     queue descriptors
+ *
+ * Every part is 64-byte aligned.
+ */
+#define RDMALOCK_SLOT_SIZE	64
+#define RDMALOCK_DESC_COUNT	1024
+
+static_assert(RDMALOCK_FABRIC_USER_OFFSET % RDMALOCK_SLOT_SIZE == 0);
+
+/* Offsets, in every node's region, of the lock table and the descriptors. */
+static inline u64 rdmalock_table_offset(u32 slot)
+{
+	return RDMALOCK_FABRIC_USER_OFFSET + (u64)slot * RDMALOCK_SLOT_SIZE;
+}
+
+static inline u64 rdmalock_desc_offset(u32 locks_per_node, u32 desc)
+{
+	return rdmalock_table_offset(locks_per_node) +
+	       (u64)desc * RDMALOCK_SLOT_SIZE;
+}
+
+/* The lock layer's part: lock table and descriptor pool, in bytes. */
+static inline u32 rdmalock_locks_len(u32 locks_per_node)
+{
+	return rdmalock_desc_offset(locks_per_node, RDMALOCK_DESC_COUNT) -
+	       RDMALOCK_FABRIC_USER_OFFSET;
+}
 
 /* Words of a descriptor. */
 #define RDMALOCK_DESC_BUDGET	0	/* s64: -1 while waiting, then handed over */
@@ -182,6 +216,7 @@ extern const struct rdmalock_algo rdmalock_test_mixed_algo;
 /**
  * struct rdmalock_ls_params - a domain's lock parameters
  * @algo: RDMALOCK_ALGO_*
+ * @locks_per_node: lock table slots in each node's region
  * @budget_local: ALock's budget for the home node's cohort; 0 for default
  * @budget_remote: ALock's budget for the peers' cohort; 0 for default
  * @lease_ms: ShiftLock's lease; 0 for default
@@ -191,6 +226,7 @@ extern const struct rdmalock_algo rdmalock_test_mixed_algo;
  */
 struct rdmalock_ls_params {
 	u32 algo;
+	u32 locks_per_node;
 	u32 budget_local;
 	u32 budget_remote;
 	u32 lease_ms;

@@ -25,8 +25,6 @@
 
 /* How long a waiter spins on its event before it sleeps. */
 #define RDMALOCK_SPIN_LOOPS		200
-/* A sleeping waiter checks that the nodes it depends on live this often. */
-#define RDMALOCK_WATCH_SLICE		(HZ / 10)
 
 #define RDMALOCK_PTR_NODE		GENMASK_ULL(63, 48)
 #define RDMALOCK_PTR_GEN		GENMASK_ULL(47, 16)
@@ -237,11 +235,30 @@ static bool rdmalock_happened(struct rdmalock_waiter *w, unsigned long events)
 	return READ_ONCE(w->events) & events & ~BIT(RDMALOCK_EV_GRANT);
 }
 
-/* A sleeping waiter wakes for its event, or for the domain's destruction. */
+/*
+ * A sleeping waiter wakes for its event, for the domain's destruction, or
+ * for the loss of a node it depends on (rdmalock_ls_node_lost()).
+ */
 static bool rdmalock_wake_cond(struct rdmalock_lockspace *ls,
 			       struct rdmalock_waiter *w, unsigned long events)
 {
-	return rdmalock_happened(w, events) || READ_ONCE(ls->closed);
+	return rdmalock_happened(w, events) || READ_ONCE(ls->closed) ||
+	       !rdmalock_node_alive(ls, w->home) ||
+	       !rdmalock_node_alive(ls, w->watch);
+}
+
+/*
+ * The fabric lost @node: wake every waiter, so that those that depend on
+ * it see so; the others sleep on.
+ */
+static void rdmalock_ls_node_lost(struct rdmalock_fabric *fabric, u32 node,
+				  void *ctx)
+{
+	struct rdmalock_lockspace *ls = ctx;
+	u32 i;
+
+	for (i = 0; i < RDMALOCK_DESC_COUNT; i++)
+		wake_up(&ls->waiters[i].wq);
 }
 
 /**
@@ -251,7 +268,8 @@ static bool rdmalock_wake_cond(struct rdmalock_lockspace *ls,
  * @events: a mask of RDMALOCK_EV_*: any of them ends the wait
  * @how: its deadline and whether signals end it
  *
- * Spins briefly, then sleeps until an event wakes it.
+ * Spins briefly, then sleeps until an event wakes it, or the loss of a
+ * node it depends on.
  *
  * Context: process context.
  * Return: 0 when the event happened; -ETIMEDOUT, -EINTR, -ENOTCONN
@@ -270,9 +288,9 @@ int rdmalock_wait_event(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w
 		cpu_relax();
 	}
 	for (;;) {
-		slice = RDMALOCK_WATCH_SLICE;
+		slice = MAX_SCHEDULE_TIMEOUT;
 		if (how->timed) {
-			slice = min_t(long, slice, (long)(how->deadline - jiffies));
+			slice = (long)(how->deadline - jiffies);
 			if (slice <= 0)
 				return -ETIMEDOUT;
 		}
@@ -552,7 +570,7 @@ rdmalock_lockspace_alloc(const struct rdmalock_fabric_attr *attr, void *region,
 	ls->algo = ops;
 	ls->self = attr->node_id;
 	ls->num_nodes = attr->num_nodes;
-	ls->locks_per_node = attr->locks_per_node;
+	ls->locks_per_node = params->locks_per_node;
 	ls->budget_local = params->budget_local ?: RDMALOCK_ALOCK_BUDGET_LOCAL;
 	ls->budget_remote = params->budget_remote ?: RDMALOCK_ALOCK_BUDGET_REMOTE;
 	ls->lease = (u64)(params->lease_ms ?: RDMALOCK_SHIFTLOCK_LEASE_MS) *
@@ -582,7 +600,8 @@ EXPORT_SYMBOL_IF_KUNIT(rdmalock_lockspace_alloc);
  *
  * On failure no handler of the lockspace is left installed on @fabric:
  * the algorithm's attach installs its message handlers only once nothing
- * of it can fail, and the immediate-data handler is installed after it.
+ * of it can fail, and the immediate-data and lost-node handlers are
+ * installed after it.
  *
  * Context: process context.
  * Return: 0, or as rdmalock_lockspace_alloc(), or the algorithm's attach
@@ -613,6 +632,7 @@ int rdmalock_lockspace_create(struct rdmalock_fabric *fabric,
 	 * with the fabric, which is destroyed before the lockspace is freed.
 	 */
 	rdmalock_fabric_set_imm_handler(fabric, rdmalock_imm, ls);
+	rdmalock_fabric_set_lost_handler(fabric, rdmalock_ls_node_lost, ls);
 	*lsp = ls;
 	return 0;
 }

@@ -22,11 +22,6 @@ extern unsigned int rdmalock_heartbeat_ms;
 extern unsigned int rdmalock_heartbeat_timeout_ms;
 extern bool rdmalock_emulate_atomics;
 
-/* devices.c: the RDMA devices this module sees, through its ib_client. */
-int rdmalock_devices_init(void);
-void rdmalock_devices_exit(void);
-u32 rdmalock_devices_snapshot(struct rdmalock_device_info *info, u32 max);
-
 /* stats.c: the debugfs root. */
 void rdmalock_stats_init(void);
 void rdmalock_stats_exit(void);

@@ -654,9 +654,13 @@ static void rdmalock_sl_deliver(struct rdmalock_lockspace *ls, u8 type,
 	rdmalock_event(ls, idx, cur_gen, event);
 }
 
-static void rdmalock_sl_msg_handle(struct rdmalock_lockspace *ls, u32 node,
-				   u8 type, const void *payload, u32 len)
+/* The handler of every ShiftLock message type; see rdmalock_msg_fn. */
+static void rdmalock_sl_msg_handle(struct rdmalock_fabric *fabric, u32 node,
+				   u8 type, const void *payload, u32 len,
+				   void *ctx)
 {
+	struct rdmalock_lockspace *ls = ctx;
+
 	if (rdmalock_sl_msg_check(type, payload, len, ls->num_nodes,
 				  ls->locks_per_node, ls->self)) {
 		pr_err_ratelimited("%s: node %u: malformed ShiftLock message %u\n",
@@ -674,22 +678,6 @@ static void rdmalock_sl_msg_handle(struct rdmalock_lockspace *ls, u32 node,
 		rdmalock_sl_deliver(ls, type, payload);
 	}
 }
-
-#define RDMALOCK_SL_HANDLER(name, type)						\
-static void name(struct rdmalock_fabric *fabric, u32 node,			\
-		 const void *payload, u32 len, void *ctx)			\
-{										\
-	rdmalock_sl_msg_handle(ctx, node, type, payload, len);			\
-}
-
-RDMALOCK_SL_HANDLER(rdmalock_sl_successor, SL_MSG_SUCCESSOR)
-RDMALOCK_SL_HANDLER(rdmalock_sl_handover, SL_MSG_HANDOVER)
-RDMALOCK_SL_HANDLER(rdmalock_sl_mode_changed, SL_MSG_MODE_CHANGED)
-RDMALOCK_SL_HANDLER(rdmalock_sl_reset_req, SL_MSG_RESET)
-RDMALOCK_SL_HANDLER(rdmalock_sl_enqueue_req, SL_MSG_ENQUEUE)
-RDMALOCK_SL_HANDLER(rdmalock_sl_release_req, SL_MSG_RELEASE)
-RDMALOCK_SL_HANDLER(rdmalock_sl_try_req, SL_MSG_TRY)
-RDMALOCK_SL_HANDLER(rdmalock_sl_done, SL_MSG_DONE)
 
 /* Failure detection. */
 
@@ -1183,17 +1171,7 @@ static int rdmalock_sl_release(struct rdmalock_lockspace *ls,
 
 static int rdmalock_sl_attach(struct rdmalock_lockspace *ls)
 {
-	static rdmalock_msg_fn * const handlers[] = {
-		[SL_MSG_SUCCESSOR - RDMALOCK_MSG_FIRST_FREE] = rdmalock_sl_successor,
-		[SL_MSG_HANDOVER - RDMALOCK_MSG_FIRST_FREE] = rdmalock_sl_handover,
-		[SL_MSG_MODE_CHANGED - RDMALOCK_MSG_FIRST_FREE] = rdmalock_sl_mode_changed,
-		[SL_MSG_RESET - RDMALOCK_MSG_FIRST_FREE] = rdmalock_sl_reset_req,
-		[SL_MSG_ENQUEUE - RDMALOCK_MSG_FIRST_FREE] = rdmalock_sl_enqueue_req,
-		[SL_MSG_RELEASE - RDMALOCK_MSG_FIRST_FREE] = rdmalock_sl_release_req,
-		[SL_MSG_DONE - RDMALOCK_MSG_FIRST_FREE] = rdmalock_sl_done,
-		[SL_MSG_TRY - RDMALOCK_MSG_FIRST_FREE] = rdmalock_sl_try_req,
-	};
-	int i;
+	u8 type;
 
 	ls->sl_guess = kvcalloc((size_t)ls->num_nodes * ls->locks_per_node,
 				sizeof(*ls->sl_guess), GFP_KERNEL);
@@ -1204,10 +1182,10 @@ static int rdmalock_sl_attach(struct rdmalock_lockspace *ls)
 	 * freed while the fabric, still up, can call it. These types are the
 	 * domain's algorithm's alone, so setting them cannot fail.
 	 */
-	for (i = 0; i < ARRAY_SIZE(handlers); i++)
-		WARN_ON_ONCE(rdmalock_fabric_set_handler(ls->fabric,
-							 RDMALOCK_MSG_FIRST_FREE + i,
-							 handlers[i], ls));
+	for (type = SL_MSG_SUCCESSOR; type <= SL_MSG_LAST; type++)
+		WARN_ON_ONCE(rdmalock_fabric_set_handler(ls->fabric, type,
+							 rdmalock_sl_msg_handle,
+							 ls));
 	return 0;
 }
 

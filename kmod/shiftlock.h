@@ -18,7 +18,7 @@
 #include <linux/bitfield.h>
 #include <linux/bits.h>
 
-#include "fabric.h"
+#include "locks.h"
 
 #define SL_TAIL			GENMASK_ULL(15, 0)
 #define SL_RDR			GENMASK_ULL(30, 16)
@@ -44,14 +44,17 @@
 #define SL_RESET		2
 
 /* Messages between nodes. */
-#define SL_MSG_SUCCESSOR	(RDMALOCK_MSG_FIRST_FREE + 0)
-#define SL_MSG_HANDOVER		(RDMALOCK_MSG_FIRST_FREE + 1)
-#define SL_MSG_MODE_CHANGED	(RDMALOCK_MSG_FIRST_FREE + 2)
-#define SL_MSG_RESET		(RDMALOCK_MSG_FIRST_FREE + 3)
-#define SL_MSG_ENQUEUE		(RDMALOCK_MSG_FIRST_FREE + 4)
-#define SL_MSG_RELEASE		(RDMALOCK_MSG_FIRST_FREE + 5)
-#define SL_MSG_DONE		(RDMALOCK_MSG_FIRST_FREE + 6)
-#define SL_MSG_TRY		(RDMALOCK_MSG_FIRST_FREE + 7)
+#define SL_MSG_SUCCESSOR	(RDMALOCK_MSG_USER_FIRST + 0)
+#define SL_MSG_HANDOVER		(RDMALOCK_MSG_USER_FIRST + 1)
+#define SL_MSG_MODE_CHANGED	(RDMALOCK_MSG_USER_FIRST + 2)
+#define SL_MSG_RESET		(RDMALOCK_MSG_USER_FIRST + 3)
+#define SL_MSG_ENQUEUE		(RDMALOCK_MSG_USER_FIRST + 4)
+#define SL_MSG_RELEASE		(RDMALOCK_MSG_USER_FIRST + 5)
+#define SL_MSG_DONE		(RDMALOCK_MSG_USER_FIRST + 6)
+#define SL_MSG_TRY		(RDMALOCK_MSG_USER_FIRST + 7)
+#define SL_MSG_LAST		SL_MSG_TRY
+
+static_assert(SL_MSG_LAST < RDMALOCK_MSG_TYPES);
 
 /**
  * struct rdmalock_sl_msg - a ShiftLock message (all fields big-endian)

@@ -12,7 +12,6 @@
 #include <linux/seq_file.h>
 
 #include "cluster.h"
-#include "fabric-fault.h"
 #include "rdmalock-pri.h"
 
 static struct dentry *rdmalock_debugfs_root;

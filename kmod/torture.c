@@ -444,7 +444,7 @@ static int rdmalock_run_check(const struct rdmalock_run *req,
 	if (runs && (!req->threads || req->threads > RDMALOCK_RUN_MAX_THREADS ||
 		     !req->duration_ms || req->duration_ms > RDMALOCK_RUN_MAX_MS))
 		return -EINVAL;
-	if (req->num_locks > (u64)dom->attr.num_nodes * dom->attr.locks_per_node) {
+	if (req->num_locks > (u64)dom->attr.num_nodes * dom->locks_per_node) {
 		pr_err_ratelimited("%s: %u locks would share table slots\n",
 				   dom->attr.name, req->num_locks);
 		return -EINVAL;

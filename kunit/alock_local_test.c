@@ -65,12 +65,13 @@ static struct cohort *cohort_create(struct kunit *test, u32 algo,
 		.name = "kunit-alock",
 		.node_id = 0,
 		.num_nodes = 1,
-		.locks_per_node = LOCKS,
 	};
-	c->region = kunit_kzalloc(test, rdmalock_region_len(LOCKS), GFP_KERNEL);
+	c->region = kunit_kzalloc(test, rdmalock_desc_offset(LOCKS, RDMALOCK_DESC_COUNT),
+				  GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, c->region);
 	c->params = (struct rdmalock_ls_params){
 		.algo = algo,
+		.locks_per_node = LOCKS,
 		.budget_local = budget_local,
 	};
 	c->ls = rdmalock_lockspace_alloc(&c->attr, c->region, &c->params);

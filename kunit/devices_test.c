@@ -9,6 +9,7 @@
 #include <linux/module.h>
 #include <linux/string.h>
 
+#include "fabric.h"
 #include "rdmalock-pri.h"
 
 static char *expect_device = "rxe0";

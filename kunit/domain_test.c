@@ -11,6 +11,7 @@
 #include <linux/string.h>
 
 #include "cluster.h"
+#include "locks.h"
 
 static void fill_valid(struct rdmalock_domain_create *req)
 {
@@ -52,7 +53,7 @@ static void valid_request_becomes_attributes(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, attr->name, "dom-1_a.b");
 	KUNIT_EXPECT_EQ(test, attr->node_id, 1);
 	KUNIT_EXPECT_EQ(test, attr->num_nodes, 3);
-	KUNIT_EXPECT_EQ(test, attr->locks_per_node, 100);
+	KUNIT_EXPECT_EQ(test, attr->user_len, rdmalock_locks_len(100));
 	KUNIT_EXPECT_EQ(test, attr->port, RDMALOCK_DEFAULT_PORT);
 	sin = (struct sockaddr_in *)&attr->addrs[2];
 	KUNIT_EXPECT_EQ(test, sin->sin_family, AF_INET);

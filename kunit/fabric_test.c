@@ -7,8 +7,8 @@
  * the atomics probe's checks and decision against a fake device, the
  * statuses an emulated atomic's answer may carry, the heartbeat
  * parameters, the queue that holds messages back until their
- * connection is up, and which receive completions invalidated our
- * region.
+ * connection is up, which receive completions invalidated our region,
+ * and which message types the fabric's user may send and handle.
  */
 #include <kunit/test.h>
 #include <linux/jhash.h>
@@ -387,7 +387,7 @@ static u32 fill_msg(u8 *buf, u32 len)
 	memset(buf, 0xab, RDMALOCK_MSG_SIZE);
 	hdr->magic = cpu_to_be16(RDMALOCK_MSG_MAGIC);
 	hdr->version = RDMALOCK_MSG_VERSION;
-	hdr->type = RDMALOCK_MSG_FIRST_FREE;
+	hdr->type = RDMALOCK_MSG_USER_FIRST;
 	hdr->len = cpu_to_be16(len);
 	hdr->src_node = cpu_to_be16(SRC_NODE);
 	hdr->domain = cpu_to_be32(DOMAIN_HASH);
@@ -407,7 +407,7 @@ static void msg_valid_is_accepted(struct kunit *test)
 	u32 len = U32_MAX;
 
 	KUNIT_EXPECT_EQ(test, msg_check(buf, fill_msg(buf, 0), &type, &len), 0);
-	KUNIT_EXPECT_EQ(test, type, RDMALOCK_MSG_FIRST_FREE);
+	KUNIT_EXPECT_EQ(test, type, RDMALOCK_MSG_USER_FIRST);
 	KUNIT_EXPECT_EQ(test, len, 0);
 	KUNIT_EXPECT_EQ(test, msg_check(buf, fill_msg(buf, RDMALOCK_MSG_MAX_PAYLOAD),
 					&type, &len), 0);
@@ -630,6 +630,49 @@ static void other_completions_are_no_invalidation(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, rdmalock_wc_invalidates(&wc, OUR_RKEY));
 }
 
+static void ignore_msg(struct rdmalock_fabric *fabric, u32 node, u8 type,
+		       const void *payload, u32 len, void *ctx)
+{
+}
+
+/*
+ * The fabric's own message types are its alone: its user can neither
+ * send nor handle one. A fabric of two nodes, never started: node 1 has
+ * no connection, which is as far as a user's message can get.
+ */
+static void user_gets_only_its_message_types(struct kunit *test)
+{
+	struct rdmalock_fabric *fabric;
+	u8 type;
+
+	fabric = kunit_kzalloc(test, sizeof(*fabric), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, fabric);
+	spin_lock_init(&fabric->lock);
+	fabric->attr.num_nodes = 2;
+	fabric->peers[1].fabric = fabric;
+
+	for (type = 0; type < RDMALOCK_MSG_USER_FIRST; type++) {
+		KUNIT_EXPECT_EQ(test, rdmalock_fabric_send(fabric, 1, type, NULL, 0),
+				-EINVAL);
+		KUNIT_EXPECT_EQ(test, rdmalock_fabric_set_handler(fabric, type,
+								  ignore_msg, NULL),
+				-EINVAL);
+	}
+	KUNIT_EXPECT_EQ(test, rdmalock_fabric_send(fabric, 1, RDMALOCK_MSG_TYPES,
+						   NULL, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rdmalock_fabric_set_handler(fabric, RDMALOCK_MSG_TYPES,
+							  ignore_msg, NULL), -EINVAL);
+
+	KUNIT_EXPECT_EQ(test, rdmalock_fabric_send(fabric, 1, RDMALOCK_MSG_USER_FIRST,
+						   NULL, 0), -ENOTCONN);
+	KUNIT_EXPECT_EQ(test, rdmalock_fabric_send(fabric, 1, RDMALOCK_MSG_TYPES - 1,
+						   NULL, 0), -ENOTCONN);
+	KUNIT_EXPECT_EQ(test, rdmalock_fabric_set_handler(fabric, RDMALOCK_MSG_USER_FIRST,
+							  ignore_msg, NULL), 0);
+	KUNIT_EXPECT_EQ(test, rdmalock_fabric_set_handler(fabric, RDMALOCK_MSG_USER_FIRST,
+							  ignore_msg, NULL), -EBUSY);
+}
+
 static struct kunit_case rdmalock_fabric_cases[] = {
 	KUNIT_CASE(range_inside_is_accepted),
 	KUNIT_CASE(range_outside_is_rejected),
@@ -658,6 +701,7 @@ static struct kunit_case rdmalock_fabric_cases[] = {
 	KUNIT_CASE(whole_ring_held_in_order),
 	KUNIT_CASE(invalidation_of_our_rkey_is_seen),
 	KUNIT_CASE(other_completions_are_no_invalidation),
+	KUNIT_CASE(user_gets_only_its_message_types),
 	{}
 };
 

@@ -11,6 +11,7 @@
 #include <linux/module.h>
 #include <linux/uaccess.h>
 
+#include "fabric.h"
 #include "rdmalock-pri.h"
 
 static void __user *user_page(struct kunit *test)

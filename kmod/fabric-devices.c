@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rdmalock: the RDMA devices this module sees.
+ * rdmalock fabric: the RDMA devices this module sees.
  *
  * ib_core tells an ib_client about every RDMA device as it is registered
  * and before it is unregistered. We keep our own list of them so that a
@@ -19,8 +19,7 @@
 #include <linux/string.h>
 #include <rdma/ib_verbs.h>
 
-#include "fabric.h"
-#include "rdmalock-pri.h"
+#include "fabric-pri.h"
 
 struct rdmalock_device {
 	struct list_head entry;
