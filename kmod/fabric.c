@@ -991,8 +991,7 @@ static int rdmalock_region_alloc(struct rdmalock_fabric *fabric)
 	struct scatterlist sg;
 	int ret, n;
 
-	fabric->region_len = PAGE_ALIGN((size_t)RDMALOCK_FABRIC_USER_OFFSET +
-					fabric->attr.user_len);
+	fabric->region_len = rdmalock_region_len_for(fabric->attr.user_len);
 	ret = rdmalock_region_mem_alloc(fabric);
 	if (ret)
 		return ret;

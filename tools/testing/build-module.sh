@@ -3,7 +3,8 @@
 #
 # build-module.sh stock|bpo|debug: build rdmalock.ko (and, for the debug
 # kernel, the KUnit module) with W=1 against that kernel, in a build tree
-# in the cache; print the tree. Any compiler or modpost warning fails.
+# in the cache, and the test-only hostile peer (vm/hostile/) in its
+# hostile/ folder; print the tree. Any compiler or modpost warning fails.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -24,10 +25,14 @@ esac
 out=$RDMALOCK_CACHE/build/$(echo "$RDMALOCK_TOP" | sha256sum | cut -c1-12)/$target
 rm -rf "$out" && mkdir -p "$out"
 (cd "$RDMALOCK_TOP" && cp -a Kbuild kmod include uapi kunit samples "$out/")
+cp -a "$RDMALOCK_TOP/tools/testing/vm/hostile" "$out/"
 
 log="$out/build.log"
 if ! make "${make_args[@]}" M="$out" W=1 ${MODULE_MAKEFLAGS:+"$MODULE_MAKEFLAGS"} \
-	-j"$(nproc)" modules >"$log" 2>&1; then
+	-j"$(nproc)" modules >"$log" 2>&1 ||
+	! make "${make_args[@]}" M="$out/hostile" W=1 \
+		${MODULE_MAKEFLAGS:+"$MODULE_MAKEFLAGS"} -j"$(nproc)" modules \
+		>>"$log" 2>&1; then
 	cat "$log" >&2
 	die "module build against $target failed"
 fi

@@ -67,6 +67,9 @@ group kill-stock "$testing/vm/vmtest.sh" --scenario fabric-kill --kernel stock \
 	--outdir "$out/kill-stock"
 group kill-debug "$testing/vm/vmtest.sh" --scenario fabric-kill --kernel debug \
 	--outdir "$out/kill-debug"
+# A hostile peer; the debug kernel adds nothing the others do not check.
+group hostile-stock "$testing/vm/vmtest.sh" --scenario fabric-hostile \
+	--kernel stock --timeout 600 --outdir "$out/hostile-stock"
 group alock-stock "$testing/vm/vmtest.sh" --scenario alock --kernel stock \
 	--timeout 600 --outdir "$out/alock-stock"
 group alock-debug "$testing/vm/vmtest.sh" --scenario alock --kernel debug \
