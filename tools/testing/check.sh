@@ -48,10 +48,7 @@ group builds "$testing/builds.sh"
 group lint "$testing/lint.sh"
 group kunit "$testing/kunit.sh"
 group models "$testing/models.sh"
-group smoke-stock "$testing/vm/vmtest.sh" --scenario smoke --kernel stock \
-	--outdir "$out/smoke-stock"
-group smoke-debug "$testing/vm/vmtest.sh" --scenario smoke --kernel debug \
-	--outdir "$out/smoke-debug"
+# fabric begins with smoke's checks: one boot less per kernel.
 group fabric-stock "$testing/vm/vmtest.sh" --scenario fabric --kernel stock \
 	--outdir "$out/fabric-stock"
 group fabric-debug "$testing/vm/vmtest.sh" --scenario fabric --kernel debug \

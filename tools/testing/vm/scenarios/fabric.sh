@@ -317,10 +317,11 @@ rejoins() {
 	return $rc
 }
 
-if [ "$EXPECT_ATOMICS" = emulated ]; then tap_plan 41; else tap_plan 40; fi
+if [ "$EXPECT_ATOMICS" = emulated ]; then tap_plan $((41 + SMOKE_CHECKS)); else tap_plan $((40 + SMOKE_CHECKS)); fi
 kmemleak_forget
 # shellcheck disable=SC2086 # the parameters are words
 tap_check "rdmalock.ko loads" load_rdmalock allow_broken=1 $RDMALOCK_PARAMS
+smoke_checks
 tap_check "domain create" create
 tap_check "every node is up, loopback included" retry 60 domain_up $DOMAIN
 tap_check "the domain does atomics: $EXPECT_ATOMICS" \
