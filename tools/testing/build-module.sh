@@ -5,6 +5,7 @@
 # kernel, the KUnit module) with W=1 against that kernel, in a build tree
 # in the cache, and the test-only hostile peer (vm/hostile/) in its
 # hostile/ folder; print the tree. Any compiler or modpost warning fails.
+# The same sources built against the same kernel are built once.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -23,6 +24,25 @@ esac
 
 # Keyed by the work tree too, so that two checkouts never share one.
 out=$RDMALOCK_CACHE/build/$(echo "$RDMALOCK_TOP" | sha256sum | cut -c1-12)/$target
+sources=(Kbuild kmod include uapi kunit samples tools/testing/vm/hostile)
+
+# What the build is made of: every source file, the kernel it is built
+# against, the compiler and the flags. A build of the same is reused.
+build_key() {
+	(
+		cd "$RDMALOCK_TOP" &&
+			find "${sources[@]}" -type f -print0 | sort -z |
+			xargs -0 sha256sum &&
+			echo "${make_args[*]} ${MODULE_MAKEFLAGS:-}" &&
+			gcc --version | head -n 1
+	) | sha256sum | cut -c1-16
+}
+
+key=$(build_key)
+if [ "$(cat "$out/.key" 2>/dev/null)" = "$key" ]; then
+	echo "$out"
+	exit 0
+fi
 rm -rf "$out" && mkdir -p "$out"
 (cd "$RDMALOCK_TOP" && cp -a Kbuild kmod include uapi kunit samples "$out/")
 cp -a "$RDMALOCK_TOP/tools/testing/vm/hostile" "$out/"
@@ -39,4 +59,5 @@ fi
 if grep -E 'warning:|error:|WARNING:' "$log" >&2; then
 	die "module build against $target has warnings"
 fi
+echo "$key" >"$out/.key"
 echo "$out"
