@@ -65,9 +65,12 @@ group kill-stock "$testing/vm/vmtest.sh" --scenario fabric-kill --kernel stock \
 	--outdir "$out/kill-stock"
 group kill-debug "$testing/vm/vmtest.sh" --scenario fabric-kill --kernel debug \
 	--outdir "$out/kill-debug"
-# A hostile peer; the debug kernel adds nothing the others do not check.
+# A hostile peer: on the debug kernel, lockdep and KASAN see the paths
+# that refuse it, which no well-behaved peer takes.
 group hostile-stock "$testing/vm/vmtest.sh" --scenario fabric-hostile \
 	--kernel stock --timeout 600 --outdir "$out/hostile-stock"
+group hostile-debug "$testing/vm/vmtest.sh" --scenario fabric-hostile \
+	--kernel debug --timeout 900 --outdir "$out/hostile-debug"
 group alock-stock "$testing/vm/vmtest.sh" --scenario alock --kernel stock \
 	--timeout 600 --outdir "$out/alock-stock"
 group alock-debug "$testing/vm/vmtest.sh" --scenario alock --kernel debug \
