@@ -66,6 +66,7 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
 
+#include "fabric-fault.h"
 #include "fabric-pri.h"
 
 #define RDMALOCK_RD_ATOMIC		16
@@ -226,6 +227,7 @@ static void rdmalock_conn_probe(struct work_struct *work)
 				   conn->fabric->attr.name, conn->peer->node, ret);
 		rdmalock_conn_fail(conn, "atomics probe failed");
 	} else {
+		rdmalock_fault_delay_ready(conn);
 		rdmalock_conn_set_ready(conn);
 	}
 	rdmalock_conn_put(conn);
