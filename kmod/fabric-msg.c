@@ -18,7 +18,11 @@
  * in its receive slot, in arrival order (struct rdmalock_msg_fifo), and
  * handed over by a work item, with bottom halves disabled, once it is up;
  * what arrives meanwhile queues behind. A connection that fails first
- * drops them with its ring.
+ * drops them with its ring. Once up, only the handshake's message is
+ * handled until the connection is ready, offered to users (native
+ * atomics are probed in between): a handler could not answer on it
+ * before, and the peer's side may be ready first. The rest is checked
+ * and then held the same way, and the work item tries it every jiffy.
  *
  * Answers owed. The fabric's own requests (emulated atomics) are answered
  * on the connection they came in on. An answer that finds the send queue
@@ -56,6 +60,9 @@ struct rdmalock_msg_slot {
 	u32 byte_len;
 	u32 imm;
 	bool with_imm;
+	bool checked;			/* and counted: only its handler is left */
+	u8 type;			/* what the check found */
+	u32 len;
 	bool answering;			/* @answer is owed, not yet sent */
 	struct rdmalock_msg_answer answer;
 };
@@ -422,8 +429,28 @@ void rdmalock_imm_dispatch(struct rdmalock_fabric *fabric, u32 node, u32 imm)
 				    fabric->attr.name, node);
 }
 
-/* Checks and dispatches a received message; false when it failed @conn. */
-static bool rdmalock_msg_receive(struct rdmalock_msg_slot *slot)
+static void rdmalock_msg_count(struct rdmalock_verb_counters *cnt, u32 bytes)
+{
+	atomic64_inc(&cnt->completed);
+	atomic64_add(bytes, &cnt->bytes);
+}
+
+/* A message that breaks the protocol fails its connection. */
+static void rdmalock_msg_malformed(struct rdmalock_conn *conn, u8 type,
+				   u32 byte_len)
+{
+	pr_err_ratelimited("%s: node %u: malformed message (type %u, %u bytes)\n",
+			   conn->fabric->attr.name, rdmalock_conn_node(conn), type,
+			   byte_len);
+	rdmalock_conn_fail(conn, "malformed message");
+}
+
+/*
+ * Checks a received message, and takes the handshake's.
+ * Return: 1 when a handler is to have it, 0 when nothing more is to be
+ * done, or -EPROTO when it failed @conn.
+ */
+static int rdmalock_msg_check_slot(struct rdmalock_msg_slot *slot)
 {
 	struct rdmalock_msg_ring *ring = slot->ring;
 	struct rdmalock_conn *conn = ring->conn;
@@ -442,45 +469,99 @@ static bool rdmalock_msg_receive(struct rdmalock_msg_slot *slot)
 				   RDMALOCK_MSG_SIZE, DMA_FROM_DEVICE);
 	ret = rdmalock_msg_check(buf, slot->byte_len, fabric->domain_hash, node,
 				 ring->rx_seq, &type, &len);
-	if (ret)
-		goto malformed;
+	if (ret) {
+		atomic64_inc(&cnt->failed);
+		rdmalock_msg_malformed(conn, type, slot->byte_len);
+		return -EPROTO;
+	}
 	ring->rx_seq++;
 	/* The handshake's messages, or anything out of its order. */
-	if (!rdmalock_auth_recv(conn, type, payload, len)) {
-		WRITE_ONCE(fabric->peers[node].last_heard, jiffies);
-		ret = rdmalock_msg_dispatch(slot, type, payload, len);
-		if (ret)
-			goto malformed;
+	if (rdmalock_auth_recv(conn, type, payload, len)) {
+		rdmalock_msg_count(cnt, slot->byte_len);
+		return READ_ONCE(conn->state) == RDMALOCK_CONN_FAILED ? -EPROTO : 0;
 	}
-	atomic64_inc(&cnt->completed);
-	atomic64_add(slot->byte_len, &cnt->bytes);
-	return READ_ONCE(conn->state) != RDMALOCK_CONN_FAILED;
-
-malformed:
-	atomic64_inc(&cnt->failed);
-	pr_err_ratelimited("%s: node %u: malformed message (type %u, %u bytes)\n",
-			   fabric->attr.name, node, type, slot->byte_len);
-	rdmalock_conn_fail(conn, "malformed message");
-	return false;
+	slot->type = type;
+	slot->len = len;
+	return 1;
 }
 
-/*
- * A WRITE with immediate; fault injection may hold it like a message.
- * False when it came before the handshake ended, which fails @conn.
- */
+/* Hands a checked message to its handler; false when it failed @conn. */
+static bool rdmalock_msg_receive(struct rdmalock_msg_slot *slot)
+{
+	struct rdmalock_msg_ring *ring = slot->ring;
+	struct rdmalock_conn *conn = ring->conn;
+	struct rdmalock_fabric *fabric = conn->fabric;
+	void *buf = ring->bufs + slot->index * RDMALOCK_MSG_SIZE;
+	u32 node = rdmalock_conn_node(conn);
+	struct rdmalock_verb_counters *cnt;
+
+	cnt = &fabric->peers[node].verbs[RDMALOCK_VERB_RECV];
+	WRITE_ONCE(fabric->peers[node].last_heard, jiffies);
+	if (rdmalock_msg_dispatch(slot, slot->type,
+				  buf + sizeof(struct rdmalock_msg_hdr),
+				  slot->len)) {
+		atomic64_inc(&cnt->failed);
+		rdmalock_msg_malformed(conn, slot->type, slot->byte_len);
+		return false;
+	}
+	rdmalock_msg_count(cnt, slot->byte_len);
+	return READ_ONCE(conn->state) != RDMALOCK_CONN_FAILED;
+}
+
+/* A WRITE with immediate may only come once the handshake has ended. */
+static int rdmalock_msg_check_imm(struct rdmalock_msg_slot *slot)
+{
+	struct rdmalock_conn *conn = slot->ring->conn;
+
+	if (READ_ONCE(conn->auth.step) != RDMALOCK_AUTH_DONE) {
+		rdmalock_conn_fail(conn, "write with immediate before the handshake");
+		return -EPROTO;
+	}
+	return 1;
+}
+
+/* Fault injection may hold a WRITE with immediate like a message. */
 static bool rdmalock_msg_receive_imm(struct rdmalock_msg_slot *slot)
 {
 	struct rdmalock_conn *conn = slot->ring->conn;
 	u32 node = rdmalock_conn_node(conn);
 
-	if (READ_ONCE(conn->auth.step) != RDMALOCK_AUTH_DONE) {
-		rdmalock_conn_fail(conn, "write with immediate before the handshake");
-		return false;
-	}
 	if (!rdmalock_fault_hold_msg(conn, node, 0, &slot->imm,
 				     sizeof(slot->imm)))
 		rdmalock_imm_dispatch(conn->fabric, node, slot->imm);
 	return true;
+}
+
+/*
+ * Checks what @slot received, once, and hands it to its handler once the
+ * connection is ready (see "Held messages").
+ * Return: 0 when done with (or when it failed @conn: *@reposting false),
+ * -EAGAIN when it must wait.
+ */
+static int rdmalock_msg_take(struct rdmalock_msg_slot *slot, bool *reposting)
+{
+	struct rdmalock_conn *conn = slot->ring->conn;
+	int ret;
+
+	*reposting = false;
+	/* A failed connection's late messages answer nothing any more. */
+	if (READ_ONCE(conn->state) == RDMALOCK_CONN_FAILED)
+		return 0;
+	if (!slot->checked) {
+		ret = slot->with_imm ? rdmalock_msg_check_imm(slot) :
+				       rdmalock_msg_check_slot(slot);
+		if (ret <= 0) {
+			*reposting = !ret;
+			return 0;
+		}
+		slot->checked = true;
+	}
+	if (READ_ONCE(conn->state) != RDMALOCK_CONN_READY)
+		return -EAGAIN;
+	slot->checked = false;
+	*reposting = slot->with_imm ? rdmalock_msg_receive_imm(slot) :
+				      rdmalock_msg_receive(slot);
+	return 0;
 }
 
 /*
@@ -496,15 +577,13 @@ static int rdmalock_msg_deliver(struct rdmalock_msg_slot *slot)
 	struct rdmalock_msg_ring *ring = slot->ring;
 	struct rdmalock_conn *conn = ring->conn;
 	struct rdmalock_fabric *fabric = conn->fabric;
+	bool reposting;
 	int ret;
 
 	if (!slot->answering) {
-		/* A failed connection's late messages answer nothing any more. */
-		if (READ_ONCE(conn->state) == RDMALOCK_CONN_FAILED)
-			return 0;
-		if (!(slot->with_imm ? rdmalock_msg_receive_imm(slot) :
-				       rdmalock_msg_receive(slot)))
-			return 0;
+		ret = rdmalock_msg_take(slot, &reposting);
+		if (ret || !reposting)
+			return ret;
 	}
 	if (slot->answering) {
 		ret = rdmalock_msg_conn_send(conn, slot->answer.type,
