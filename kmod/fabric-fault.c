@@ -31,6 +31,8 @@
  * delay_ready A connection's atomics probe takes delay_ms longer, as on
  *             a slow responder: the connection is up, and its peer may be
  *             ready, for that long before it is offered to users here.
+ *             For this node's own id, the loopback's probe when a domain
+ *             is created: the creation takes that much longer.
  *
  * Held completions and messages keep their order: once one of a
  * connection's verb completions (or messages) is held, every later one of

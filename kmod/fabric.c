@@ -1266,8 +1266,10 @@ static int rdmalock_fabric_bootstrap(struct rdmalock_fabric *fabric, bool first)
 		if (!ret && fabric->emulated)
 			ret = rdmalock_region_register(fabric, loop);
 	}
-	if (!ret)
+	if (!ret) {
+		rdmalock_fault_delay_ready(loop);
 		rdmalock_conn_set_ready(loop);
+	}
 	rdmalock_conn_put(loop);
 	if (ret)
 		pr_err_ratelimited("%s: loopback connection failed: %d\n",

@@ -13,7 +13,8 @@
 # and a ShiftLock torture stay exact; with the faults off again, a storm
 # is exact; a request that reaches a node whose connection is up but not
 # yet ready is answered once it is, not into a connection it cannot send
-# on. The harness fails the run on any splat.
+# on; rxe0 removed while a domain is being created returns, and the
+# creation fails. The harness fails the run on any splat.
 . ./lib.sh
 
 DOMAIN=flt
@@ -212,8 +213,10 @@ knobs_off() {
 		[ "$(cat $F/*/verbose | sort -u)" = 0 ]
 }
 
-# Each node's atomics probe toward its peer takes 5 s more, and the
-# connection to the peer is made again; this node, ready toward the node
+# Each node's atomics probe toward its peer takes 3 s more (less than
+# the heartbeat timeout, 5 s: a node sends no heartbeat on a connection
+# that is not ready), and the connection to the peer is made again;
+# this node, ready toward the node
 # before it at once, takes a ShiftLock write lock homed there, which
 # asks that node to enqueue it and waits for its answer. That node must
 # hold the request until its connection is ready, and then answer: no
@@ -223,7 +226,7 @@ ready_late() {
 
 	lost >/tmp/lost-before || return 1
 	c0=$(connects $prev flt-shift)
-	fault delay_ready nodes=$PEER_BIT delay_ms=5000 interval=1 times=-1 \
+	fault delay_ready nodes=$PEER_BIT delay_ms=3000 interval=1 times=-1 \
 		probability=100 || return 1
 	barrier ready-late-armed || return 1
 	fault drop_msg nodes=$PEER_BIT types=$MSG_HEARTBEAT interval=1 times=1 \
@@ -238,9 +241,26 @@ lost() { dmesg | grep -c 'ShiftLock message .* lost' || :; }
 
 no_message_lost() { [ "$(lost)" -eq "$(cat /tmp/lost-before)" ]; }
 
+# rxe0 is removed while a domain is being created on it (its loopback's
+# probe stretched to 3 s): the removal returns, the creation fails.
+remove_during_create() {
+	local pid i0 rc=0
+
+	i0=$(injected delay_ready)
+	fault delay_ready nodes=$((1 << VMTEST_NODE)) delay_ms=3000 interval=1 \
+		times=1 probability=100 || return 1
+	ctl domain create flt-gone --node-id "$VMTEST_NODE" --nodes "$VMTEST_NODES" \
+		--key-file "$(key_file)" --algo cas --locks-per-node 8 --port 7222 &
+	pid=$!
+	sleep 1
+	timeout 30 rdma link delete rxe0 || rc=1
+	wait $pid && rc=1
+	injected_past delay_ready "$i0" && [ $rc -eq 0 ]
+}
+
 unload() { ctl domain destroy flt-shift && rmmod rdmalock; }
 
-tap_plan 21
+tap_plan 22
 kmemleak_forget
 tap_check "rdmalock.ko loads" load_rdmalock
 tap_check "the fault knobs are in debugfs, every fault off and quiet" knobs_off
@@ -282,6 +302,10 @@ tap_check "a lock asked of a node whose connection is not ready yet comes" \
 faults_off
 barrier ready-late
 tap_check "and no ShiftLock message was lost" no_message_lost
+barrier remove
+tap_check "rxe0 removed while a domain is created: the removal returns, the creation fails" \
+	remove_during_create
+faults_off
 barrier finished
 tap_check "domains destroyed, rdmalock.ko unloads" unload
 tap_kmemleak
