@@ -1379,6 +1379,29 @@ static void rdmalock_fabric_stop(struct rdmalock_fabric *fabric, const char *why
 	flush_workqueue(fabric->wq);
 }
 
+/*
+ * Puts a fabric just made on the list that device removal walks, unless
+ * its device is already going: the removal did not see it, and would
+ * wait for its cm_ids for ever. Then it is destroyed.
+ * Return: 0, or -ENODEV when @fabric was destroyed.
+ */
+static int rdmalock_fabric_publish(struct rdmalock_fabric *fabric)
+{
+	bool present;
+
+	mutex_lock(&rdmalock_fabrics_mutex);
+	list_add_tail(&fabric->entry, &rdmalock_fabrics);
+	/* Under the mutex: a removal after this finds it on the list. */
+	present = rdmalock_device_present(fabric->device);
+	mutex_unlock(&rdmalock_fabrics_mutex);
+	if (present)
+		return 0;
+	pr_err_ratelimited("%s: RDMA device %s removed while the domain was being created\n",
+			   fabric->attr.name, dev_name(&fabric->device->dev));
+	rdmalock_fabric_destroy(fabric);
+	return -ENODEV;
+}
+
 /**
  * rdmalock_fabric_create() - listen, register memory, connect to peers
  * @attr: the domain's nodes and geometry, already validated
@@ -1450,9 +1473,9 @@ int rdmalock_fabric_create(const struct rdmalock_fabric_attr *attr,
 		goto err_stop;
 	rdmalock_fabric_accept(fabric);
 	rdmalock_msg_start(fabric);
-	mutex_lock(&rdmalock_fabrics_mutex);
-	list_add_tail(&fabric->entry, &rdmalock_fabrics);
-	mutex_unlock(&rdmalock_fabrics_mutex);
+	ret = rdmalock_fabric_publish(fabric);
+	if (ret)
+		return ret;
 	*fabricp = fabric;
 	return 0;
 
