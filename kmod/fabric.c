@@ -91,6 +91,13 @@ static u32 rdmalock_self(const struct rdmalock_fabric *fabric)
 
 /* Connections ---------------------------------------------------------- */
 
+/* Fails @conn and drops the reference the caller took to do so. */
+static void rdmalock_conn_fail_put(struct rdmalock_conn *conn, const char *why)
+{
+	rdmalock_conn_fail(conn, why);
+	rdmalock_conn_put(conn);
+}
+
 /**
  * rdmalock_peer_fail() - fail a node's current connection, whatever its state
  * @peer: the node
@@ -109,10 +116,8 @@ void rdmalock_peer_fail(struct rdmalock_peer *peer, const char *why)
 	if (conn)
 		kref_get(&conn->ref);
 	spin_unlock_irqrestore(&fabric->lock, flags);
-	if (conn) {
-		rdmalock_conn_fail(conn, why);
-		rdmalock_conn_put(conn);
-	}
+	if (conn)
+		rdmalock_conn_fail_put(conn, why);
 }
 
 /* The node slot an accepted connection belongs to; the loopback's is ours. */
@@ -626,10 +631,8 @@ static int rdmalock_cm_connect_request(struct rdmalock_fabric *fabric,
 	if (old)
 		kref_get(&old->ref);
 	spin_unlock_irq(&fabric->lock);
-	if (old) {
-		rdmalock_conn_fail(old, "superseded by a newer attempt");
-		rdmalock_conn_put(old);
-	}
+	if (old)
+		rdmalock_conn_fail_put(old, "superseded by a newer attempt");
 
 	/* Failed meanwhile: its teardown destroys @id. */
 	if (READ_ONCE(conn->state) == RDMALOCK_CONN_FAILED)
@@ -683,10 +686,8 @@ int rdmalock_conn_install(struct rdmalock_conn *conn)
 	if (old)
 		kref_get(&old->ref);
 	spin_unlock_irq(&fabric->lock);
-	if (old) {
-		rdmalock_conn_fail(old, "replaced by a new connection");
-		rdmalock_conn_put(old);
-	}
+	if (old)
+		rdmalock_conn_fail_put(old, "replaced by a new connection");
 	return 0;
 }
 
@@ -1310,10 +1311,8 @@ static void rdmalock_fabric_fail_all(struct rdmalock_fabric *fabric,
 		kref_get(&conns[i]->ref);
 	spin_unlock_irq(&fabric->lock);
 
-	for (i = 0; i < n; i++) {
-		rdmalock_conn_fail(conns[i], why);
-		rdmalock_conn_put(conns[i]);
-	}
+	for (i = 0; i < n; i++)
+		rdmalock_conn_fail_put(conns[i], why);
 }
 
 /*
