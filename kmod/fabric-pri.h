@@ -156,6 +156,18 @@ enum rdmalock_conn_state {
 	RDMALOCK_CONN_FAILED,
 };
 
+/*
+ * What a connection's failure is to the node at its other end
+ * (rdmalock_conn_fail_kind()): nothing to say; one of the node's own
+ * attempts, or its lost connection, counted in its failures; an accepted
+ * connection that never became the node's, refused and logged alone.
+ */
+enum rdmalock_fail_kind {
+	RDMALOCK_FAIL_QUIET,
+	RDMALOCK_FAIL_PEER,
+	RDMALOCK_FAIL_REFUSED,
+};
+
 /* May verbs and messages be posted on a connection in @state? */
 static inline bool rdmalock_conn_state_up(enum rdmalock_conn_state state)
 {
@@ -168,6 +180,8 @@ struct rdmalock_conn {
 	struct rdmalock_fabric *fabric;
 	struct rdmalock_peer *peer;	/* NULL for the loopback's passive end */
 	struct rdma_cm_id *cm_id;
+	/* Accepted: where its request came from, for the log. */
+	struct sockaddr_storage src;
 	struct ib_cq *cq;
 	bool active;
 	enum rdmalock_conn_state state;	/* under fabric->lock */
@@ -388,6 +402,7 @@ bool rdmalock_rmw_status_valid(s32 status);
 int rdmalock_heartbeat_check(unsigned int interval_ms,
 			     unsigned int timeout_ms);
 bool rdmalock_wc_invalidates(const struct ib_wc *wc, u32 rkey);
+enum rdmalock_fail_kind rdmalock_conn_fail_kind(const struct rdmalock_conn *conn);
 int rdmalock_auth_proof(struct crypto_shash *tfm, bool requester,
 			const char *name, u32 req_node, u32 acc_node,
 			const u8 *nonce_req, const u8 *nonce_acc, u8 *proof);

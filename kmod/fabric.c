@@ -92,6 +92,13 @@ static u32 rdmalock_self(const struct rdmalock_fabric *fabric)
 
 /* Connections ---------------------------------------------------------- */
 
+/* Fails @conn and drops the reference the caller took to do so. */
+static void rdmalock_conn_fail_put(struct rdmalock_conn *conn, const char *why)
+{
+	rdmalock_conn_fail(conn, why);
+	rdmalock_conn_put(conn);
+}
+
 /**
  * rdmalock_peer_fail() - fail a node's current connection, whatever its state
  * @peer: the node
@@ -110,10 +117,8 @@ void rdmalock_peer_fail(struct rdmalock_peer *peer, const char *why)
 	if (conn)
 		kref_get(&conn->ref);
 	spin_unlock_irqrestore(&fabric->lock, flags);
-	if (conn) {
-		rdmalock_conn_fail(conn, why);
-		rdmalock_conn_put(conn);
-	}
+	if (conn)
+		rdmalock_conn_fail_put(conn, why);
 }
 
 /* The node slot an accepted connection belongs to; the loopback's is ours. */
@@ -360,6 +365,41 @@ static bool rdmalock_peer_failure_logged(struct rdmalock_peer *peer,
 	return true;
 }
 
+/**
+ * rdmalock_conn_fail_kind() - what a failure of @conn is to its node
+ * @conn: a connection that has not failed yet
+ *
+ * A connection that is, or was, its node's own counts against the node:
+ * one of ours, which is in the node's slot from its start, or an accepted
+ * one once its peer has proved the key, which puts it there (no other
+ * comes up). Its failure is the node's failed attempt or its lost
+ * connection. An accepted one that never got there, pending or refused,
+ * is only a claim to be that node, which anyone who reaches our port can
+ * make: it must not count as the node's attempt nor hide in the node's
+ * once-a-minute log line, and is logged by itself, with its reason. Once
+ * the domain stops, a connection that was not up is not worth a line.
+ *
+ * Context: under fabric->lock.
+ * Return: RDMALOCK_FAIL_PEER, _REFUSED or _QUIET.
+ */
+VISIBLE_IF_KUNIT enum rdmalock_fail_kind
+rdmalock_conn_fail_kind(const struct rdmalock_conn *conn)
+{
+	const struct rdmalock_fabric *fabric = conn->fabric;
+	bool was_up = rdmalock_conn_state_up(conn->state);
+	bool in_slot = conn->peer ? conn->peer->conn == conn :
+				    fabric->loop_passive == conn;
+
+	if (!in_slot && !was_up)
+		return fabric->stopping ? RDMALOCK_FAIL_QUIET :
+					  RDMALOCK_FAIL_REFUSED;
+	/* The loopback's passive end: its active end speaks for the node. */
+	if (!conn->peer || (fabric->stopping && !was_up))
+		return RDMALOCK_FAIL_QUIET;
+	return RDMALOCK_FAIL_PEER;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_conn_fail_kind);
+
 /*
  * Takes @conn out of service, once; the teardown runs in process context.
  * May be called from any context, the cm handler of @conn's own cm_id
@@ -369,6 +409,7 @@ void rdmalock_conn_fail(struct rdmalock_conn *conn, const char *why)
 {
 	struct rdmalock_fabric *fabric = conn->fabric;
 	struct rdmalock_peer *peer = conn->peer;
+	enum rdmalock_fail_kind kind;
 	unsigned long flags;
 	bool was_up, was_ready, log = false;
 	u32 failures = 0;
@@ -378,6 +419,7 @@ void rdmalock_conn_fail(struct rdmalock_conn *conn, const char *why)
 		spin_unlock_irqrestore(&fabric->lock, flags);
 		return;
 	}
+	kind = rdmalock_conn_fail_kind(conn);
 	was_up = rdmalock_conn_state_up(conn->state);
 	was_ready = conn->state == RDMALOCK_CONN_READY;
 	WRITE_ONCE(conn->state, RDMALOCK_CONN_FAILED);
@@ -387,7 +429,7 @@ void rdmalock_conn_fail(struct rdmalock_conn *conn, const char *why)
 		rdmalock_conn_slot(conn)->pending = NULL;
 	if (fabric->loop_passive == conn)
 		fabric->loop_passive = NULL;
-	if (peer && (was_up || !fabric->stopping)) {
+	if (kind == RDMALOCK_FAIL_PEER) {
 		log = rdmalock_peer_failure_logged(peer, was_up);
 		failures = peer->failures;
 	}
@@ -397,7 +439,12 @@ void rdmalock_conn_fail(struct rdmalock_conn *conn, const char *why)
 	if (peer && was_ready)
 		rdmalock_node_lost(fabric, peer->node);
 
-	if (log && failures > 1)
+	if (kind == RDMALOCK_FAIL_REFUSED)
+		pr_warn_ratelimited("%s: refused a connection claiming node %u from %pISc: %s\n",
+				    fabric->attr.name,
+				    rdmalock_conn_slot(conn)->node, &conn->src,
+				    why);
+	else if (log && failures > 1)
 		pr_info("%s: node %u: still not connected, %u attempts failed: %s\n",
 			fabric->attr.name, peer->node, failures, why);
 	else if (log)
@@ -595,6 +642,7 @@ static int rdmalock_cm_connect_request(struct rdmalock_fabric *fabric,
 	if (!conn)
 		return -ENOMEM;
 	conn->cm_id = id;
+	conn->src = src;
 	id->context = &conn->cm_ctx;
 	/*
 	 * Once it is pending, anything may fail it: its teardown waits for
@@ -628,10 +676,8 @@ static int rdmalock_cm_connect_request(struct rdmalock_fabric *fabric,
 	if (old)
 		kref_get(&old->ref);
 	spin_unlock_irq(&fabric->lock);
-	if (old) {
-		rdmalock_conn_fail(old, "superseded by a newer attempt");
-		rdmalock_conn_put(old);
-	}
+	if (old)
+		rdmalock_conn_fail_put(old, "superseded by a newer attempt");
 
 	/* Failed meanwhile: its teardown destroys @id. */
 	if (READ_ONCE(conn->state) == RDMALOCK_CONN_FAILED)
@@ -685,10 +731,8 @@ int rdmalock_conn_install(struct rdmalock_conn *conn)
 	if (old)
 		kref_get(&old->ref);
 	spin_unlock_irq(&fabric->lock);
-	if (old) {
-		rdmalock_conn_fail(old, "replaced by a new connection");
-		rdmalock_conn_put(old);
-	}
+	if (old)
+		rdmalock_conn_fail_put(old, "replaced by a new connection");
 	return 0;
 }
 
@@ -1314,10 +1358,8 @@ static void rdmalock_fabric_fail_all(struct rdmalock_fabric *fabric,
 		kref_get(&conns[i]->ref);
 	spin_unlock_irq(&fabric->lock);
 
-	for (i = 0; i < n; i++) {
-		rdmalock_conn_fail(conns[i], why);
-		rdmalock_conn_put(conns[i]);
-	}
+	for (i = 0; i < n; i++)
+		rdmalock_conn_fail_put(conns[i], why);
 }
 
 /*
