@@ -312,7 +312,6 @@ void rdmalock_conn_fail(struct rdmalock_conn *conn, const char *why);
 void rdmalock_conn_up(struct rdmalock_conn *conn, bool established);
 int rdmalock_conn_install(struct rdmalock_conn *conn);
 void rdmalock_conn_put(struct rdmalock_conn *conn);
-void rdmalock_peer_fail(struct rdmalock_peer *peer, const char *why);
 void rdmalock_conn_invalidated(struct rdmalock_conn *conn, const struct ib_wc *wc);
 struct rdmalock_conn *rdmalock_peer_get_conn(struct rdmalock_peer *peer);
 
@@ -384,6 +383,9 @@ int rdmalock_msg_check(const void *buf, u32 byte_len, u32 domain_hash,
 		       u32 src_node, u32 seq, u8 *type, u32 *len);
 int rdmalock_atomics_check(rdmalock_atomic_fn atomic, void *ctx);
 bool rdmalock_rmw_status_valid(s32 status);
+int rdmalock_rmw_add(struct rdmalock_conn *conn, struct rdmalock_fabric_op *op,
+		     u32 *id);
+void rdmalock_rmw_timeout(struct rdmalock_conn *conn, u32 id);
 int rdmalock_heartbeat_check(unsigned int interval_ms,
 			     unsigned int timeout_ms);
 bool rdmalock_wc_invalidates(const struct ib_wc *wc, u32 rkey);
