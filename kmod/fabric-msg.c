@@ -328,7 +328,7 @@ void rdmalock_msg_ring_free(struct rdmalock_conn *conn)
  *
  * Context: softirq, or bottom halves disabled; per connection, one at a
  * time and in order of arrival.
- * Return: 0, or -EBADMSG for an answer that matches no request.
+ * Return: 0, or -EBADMSG for a malformed answer (rdmalock_rmw_response()).
  */
 int rdmalock_msg_handle(struct rdmalock_conn *conn, u8 type,
 			const void *payload, u32 len)

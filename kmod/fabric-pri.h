@@ -188,6 +188,7 @@ struct rdmalock_conn {
 	/* Emulated atomics sent on this connection, awaiting their answers. */
 	struct xarray rmw_pending;
 	u32 rmw_next;			/* next id, under rmw_pending's lock */
+	bool rmw_wrapped;		/* every id was issued; ditto */
 	struct semaphore sq_slots;
 	struct completion up;
 	struct delayed_work timeout_work;	/* bounds the connecting */

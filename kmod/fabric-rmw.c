@@ -22,12 +22,12 @@
  * which fails that connection and no other (-ENOTCONN: the outcome is
  * then unknown, as it is for a native atomic whose completion was lost).
  * Whoever takes a request out of the table, under its lock, completes
- * it. An answer may
- * only carry the statuses a native atomic can end with, 0, -ENOTCONN or
- * -EIO; anything else, an answer to no request of this connection, or a
- * request for a word outside the region, is a protocol error that fails
- * the connection. A domain with native atomics takes every RMW message
- * for one.
+ * it. An answer may only carry the statuses a native atomic can end
+ * with, 0, -ENOTCONN or -EIO; anything else, an answer to an id this
+ * connection never issued, or a request for a word outside the region,
+ * is a protocol error that fails the connection. An answer to a request
+ * given up already is late, and dropped. A domain with native atomics
+ * takes every RMW message for one.
  *
  * The probe uses a word of its own per probing node (RDMALOCK_PROBE_OFFSET
  * + 8 * node id), which nothing else modifies.
@@ -104,6 +104,9 @@ VISIBLE_IF_KUNIT int rdmalock_rmw_add(struct rdmalock_conn *conn,
 	xa_lock_irqsave(&conn->rmw_pending, flags);
 	ret = __xa_alloc_cyclic(&conn->rmw_pending, id, op, xa_limit_32b,
 				&conn->rmw_next, GFP_ATOMIC);
+	/* The allocator sets rmw_next to the id + 1: 0 after U32_MAX. */
+	if (ret >= 0 && !conn->rmw_next)
+		conn->rmw_wrapped = true;
 	xa_unlock_irqrestore(&conn->rmw_pending, flags);
 	return ret < 0 ? ret : 0;
 }
@@ -118,6 +121,26 @@ static struct rdmalock_fabric_op *rdmalock_rmw_take(struct rdmalock_conn *conn,
 
 	xa_lock_irqsave(&conn->rmw_pending, flags);
 	op = __xa_erase(&conn->rmw_pending, id);
+	xa_unlock_irqrestore(&conn->rmw_pending, flags);
+	return op;
+}
+
+/*
+ * Takes out the request an answer names. NULL when none waits under @id:
+ * @late then tells a request that this connection did send and that was
+ * given up meanwhile (its connection's teardown, its timeout) from an id
+ * never issued here. Until they go round, ids are issued in order from 0,
+ * so those below rmw_next are the issued ones.
+ */
+static struct rdmalock_fabric_op *
+rdmalock_rmw_take_answered(struct rdmalock_conn *conn, u32 id, bool *late)
+{
+	struct rdmalock_fabric_op *op;
+	unsigned long flags;
+
+	xa_lock_irqsave(&conn->rmw_pending, flags);
+	op = __xa_erase(&conn->rmw_pending, id);
+	*late = !op && (conn->rmw_wrapped || id < conn->rmw_next);
 	xa_unlock_irqrestore(&conn->rmw_pending, flags);
 	return op;
 }
@@ -382,10 +405,14 @@ EXPORT_SYMBOL_IF_KUNIT(rdmalock_rmw_status_valid);
  * @payload: the answer
  * @len: its length
  *
+ * An answer to a request that @conn sent but gave up on (its timeout, or
+ * the teardown, which may race with the last answers) is late, not
+ * malformed: it is dropped.
+ *
  * Context: the message handlers'.
- * Return: 0, or -EBADMSG for an answer that is malformed, to no request
- * of @conn, or with a status no atomic has; a request it names is then
- * completed with -EIO.
+ * Return: 0, or -EBADMSG for an answer that is malformed, to an id never
+ * issued on @conn, or with a status no atomic has; a request it names is
+ * then completed with -EIO.
  */
 int rdmalock_rmw_response(struct rdmalock_conn *conn, const void *payload,
 			  u32 len)
@@ -393,14 +420,15 @@ int rdmalock_rmw_response(struct rdmalock_conn *conn, const void *payload,
 	const struct rdmalock_rmw_resp *resp = payload;
 	struct rdmalock_fabric_op *op;
 	s32 status;
+	bool late;
 
 	if (len != sizeof(*resp))
 		return -EBADMSG;
-	/* Looked up and taken out in one step: the teardown may race. */
-	op = rdmalock_rmw_take(conn, be32_to_cpu(resp->id));
-	if (!op)
-		return -EBADMSG;
 	status = (s32)be32_to_cpu(resp->status);
+	/* Looked up and taken out in one step: the teardown may race. */
+	op = rdmalock_rmw_take_answered(conn, be32_to_cpu(resp->id), &late);
+	if (!op)
+		return late && rdmalock_rmw_status_valid(status) ? 0 : -EBADMSG;
 	if (!rdmalock_rmw_status_valid(status)) {
 		rdmalock_rmw_complete(op, -EIO, 0);
 		return -EBADMSG;

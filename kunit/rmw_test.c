@@ -184,10 +184,92 @@ static void timeout_after_the_answer_changes_nothing(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, READ_ONCE(t->cur->state), RDMALOCK_CONN_READY);
 }
 
+/*
+ * The teardown failed a request whose answer was already on its way: the
+ * answer is late, not malformed, and changes nothing.
+ */
+static void late_answer_after_teardown_is_dropped(struct kunit *test)
+{
+	struct rmw_test *t = test->priv;
+	struct test_rmw a = {};
+	u32 id = send_rmw(test, t->cur, &a);
+
+	rdmalock_rmw_fail_conn(t->cur);
+	KUNIT_EXPECT_EQ(test, answer(t->cur, id, 0, 42), 0);
+	KUNIT_EXPECT_EQ(test, a.calls, 1);
+	KUNIT_EXPECT_EQ(test, a.status, -ENOTCONN);
+	KUNIT_EXPECT_EQ(test, a.old, 0);
+}
+
+/* Its wait timed out just before the answer came: likewise. */
+static void late_answer_after_timeout_is_dropped(struct kunit *test)
+{
+	struct rmw_test *t = test->priv;
+	struct test_rmw a = {};
+	u32 id = send_rmw(test, t->cur, &a);
+
+	rdmalock_rmw_timeout(t->cur, id);
+	KUNIT_EXPECT_EQ(test, answer(t->cur, id, 0, 42), 0);
+	KUNIT_EXPECT_EQ(test, a.calls, 1);
+	KUNIT_EXPECT_EQ(test, a.status, -ENOTCONN);
+}
+
+/* Still a protocol error: a late answer with a status no atomic has. */
+static void late_answer_with_bad_status_is_malformed(struct kunit *test)
+{
+	struct rmw_test *t = test->priv;
+	struct test_rmw a = {};
+	u32 id = send_rmw(test, t->cur, &a);
+
+	rdmalock_rmw_fail_conn(t->cur);
+	KUNIT_EXPECT_EQ(test, answer(t->cur, id, -EINVAL, 0), -EBADMSG);
+	KUNIT_EXPECT_EQ(test, a.calls, 1);
+}
+
+/* An answer to an id this connection never issued is malformed. */
+static void answer_to_unissued_id_is_malformed(struct kunit *test)
+{
+	struct rmw_test *t = test->priv;
+	struct test_rmw a = {};
+	u32 id;
+
+	KUNIT_EXPECT_EQ(test, answer(t->cur, 0, 0, 0), -EBADMSG);
+	id = send_rmw(test, t->cur, &a);
+	KUNIT_EXPECT_EQ(test, answer(t->cur, id + 1, 0, 0), -EBADMSG);
+	KUNIT_EXPECT_EQ(test, answer(t->cur, 0xdeadbeef, 0, 0), -EBADMSG);
+	/* Another connection's ids are not this one's. */
+	KUNIT_EXPECT_EQ(test, answer(t->old, id, 0, 0), -EBADMSG);
+	KUNIT_EXPECT_EQ(test, a.calls, 0);
+	KUNIT_EXPECT_PTR_EQ(test, xa_load(&t->cur->rmw_pending, id), &a.op);
+}
+
+/*
+ * Once the ids have gone round (as after 2^32 - 1 requests), every id
+ * was issued once, so an answer to one that waits no more is late.
+ */
+static void every_id_was_issued_once_ids_went_round(struct kunit *test)
+{
+	struct rmw_test *t = test->priv;
+	struct test_rmw a = {}, b = {};
+
+	t->cur->rmw_next = U32_MAX;
+	KUNIT_EXPECT_EQ(test, send_rmw(test, t->cur, &a), U32_MAX);
+	KUNIT_EXPECT_EQ(test, send_rmw(test, t->cur, &b), 0);
+	rdmalock_rmw_fail_conn(t->cur);
+	KUNIT_EXPECT_EQ(test, answer(t->cur, 12345, 0, 0), 0);
+	KUNIT_EXPECT_EQ(test, answer(t->cur, U32_MAX, 0, 0), 0);
+	KUNIT_EXPECT_EQ(test, a.calls + b.calls, 2);
+}
+
 static struct kunit_case rdmalock_rmw_cases[] = {
 	KUNIT_CASE(timeout_fails_only_the_requests_connection),
 	KUNIT_CASE(timeout_fails_its_current_connection),
 	KUNIT_CASE(timeout_after_the_answer_changes_nothing),
+	KUNIT_CASE(late_answer_after_teardown_is_dropped),
+	KUNIT_CASE(late_answer_after_timeout_is_dropped),
+	KUNIT_CASE(late_answer_with_bad_status_is_malformed),
+	KUNIT_CASE(answer_to_unissued_id_is_malformed),
+	KUNIT_CASE(every_id_was_issued_once_ids_went_round),
 	{}
 };
 
