@@ -346,6 +346,8 @@ void rdmalock_msg_ring_free(struct rdmalock_conn *conn);
 void rdmalock_msg_conn_up(struct rdmalock_conn *conn);
 int rdmalock_msg_conn_send(struct rdmalock_conn *conn, u8 type,
 			   const void *payload, u32 len);
+int rdmalock_msg_send_answer(struct rdmalock_conn *conn,
+			     const struct rdmalock_msg_answer *answer);
 int rdmalock_msg_init(struct rdmalock_fabric *fabric);
 void rdmalock_msg_start(struct rdmalock_fabric *fabric);
 void rdmalock_msg_stop(struct rdmalock_fabric *fabric);
@@ -387,6 +389,7 @@ bool rdmalock_rmw_status_valid(s32 status);
 int rdmalock_rmw_add(struct rdmalock_conn *conn, struct rdmalock_fabric_op *op,
 		     u32 *id);
 void rdmalock_rmw_timeout(struct rdmalock_conn *conn, u32 id);
+bool rdmalock_msg_send_lost(int ret, bool retried);
 int rdmalock_heartbeat_check(unsigned int interval_ms,
 			     unsigned int timeout_ms);
 bool rdmalock_wc_invalidates(const struct ib_wc *wc, u32 rkey);
