@@ -81,15 +81,14 @@ VISIBLE_IF_KUNIT int rdmalock_rmw_execute(void *region, u64 region_len, u8 verb,
 }
 EXPORT_SYMBOL_IF_KUNIT(rdmalock_rmw_execute);
 
-/*
- * The table is used from any context, interrupts disabled included, so
- * always with the irqsave lock: xa_*_irq() would enable them again.
- */
 /**
  * rdmalock_rmw_add() - put a request in its connection's table
  * @conn: the connection it goes out on
  * @op: the request
  * @id: set to its id on @conn
+ *
+ * The table is used from any context, interrupts disabled included, so
+ * always with the irqsave lock: xa_*_irq() would enable them again.
  *
  * Context: any.
  * Return: 0, or -ENOMEM.
@@ -112,19 +111,6 @@ VISIBLE_IF_KUNIT int rdmalock_rmw_add(struct rdmalock_conn *conn,
 }
 EXPORT_SYMBOL_IF_KUNIT(rdmalock_rmw_add);
 
-/* Whoever takes an entry out completes it: the answer, or a teardown. */
-static struct rdmalock_fabric_op *rdmalock_rmw_take(struct rdmalock_conn *conn,
-						    u32 id)
-{
-	struct rdmalock_fabric_op *op;
-	unsigned long flags;
-
-	xa_lock_irqsave(&conn->rmw_pending, flags);
-	op = __xa_erase(&conn->rmw_pending, id);
-	xa_unlock_irqrestore(&conn->rmw_pending, flags);
-	return op;
-}
-
 /*
  * Takes out the request an answer names. NULL when none waits under @id:
  * @late then tells a request that this connection did send and that was
@@ -143,6 +129,18 @@ rdmalock_rmw_take_answered(struct rdmalock_conn *conn, u32 id, bool *late)
 	*late = !op && (conn->rmw_wrapped || id < conn->rmw_next);
 	xa_unlock_irqrestore(&conn->rmw_pending, flags);
 	return op;
+}
+
+/*
+ * Whoever takes an entry out completes it: the answer, the teardown, or
+ * the timeout.
+ */
+static struct rdmalock_fabric_op *rdmalock_rmw_take(struct rdmalock_conn *conn,
+						    u32 id)
+{
+	bool late;
+
+	return rdmalock_rmw_take_answered(conn, id, &late);
 }
 
 static void rdmalock_rmw_complete(struct rdmalock_fabric_op *op, int status,
