@@ -35,6 +35,8 @@
  * wait in its NIC on receiver-not-ready retries, which are unlimited. An
  * answer whose connection is failing is dropped: the teardown on the
  * other side fails the request.
+ * Only an answer that is dropped counts as a failed send; one that waits
+ * for room counts when it is sent.
  *
  * Heartbeats. Every heartbeat_ms each node sends an empty message to
  * every peer it is connected to; a peer from which nothing at all has
@@ -335,7 +337,7 @@ void rdmalock_msg_ring_free(struct rdmalock_conn *conn)
  *
  * Context: softirq, or bottom halves disabled; per connection, one at a
  * time and in order of arrival.
- * Return: 0, or -EBADMSG for an answer that matches no request.
+ * Return: 0, or -EBADMSG for a malformed answer (rdmalock_rmw_response()).
  */
 int rdmalock_msg_handle(struct rdmalock_conn *conn, u8 type,
 			const void *payload, u32 len)
@@ -586,16 +588,12 @@ static int rdmalock_msg_deliver(struct rdmalock_msg_slot *slot)
 			return ret;
 	}
 	if (slot->answering) {
-		ret = rdmalock_msg_conn_send(conn, slot->answer.type,
-					     slot->answer.payload, slot->answer.len);
+		ret = rdmalock_msg_send_answer(conn, &slot->answer);
 		if (ret == -ENOBUFS || ret == -ENOMEM)
 			return -EAGAIN;
-		/* Its handshake is ending (fabric-auth.c): up in a moment. */
-		if (ret == -ENOTCONN &&
-		    READ_ONCE(conn->state) == RDMALOCK_CONN_CONNECTING)
-			return -EAGAIN;
 		/*
-		 * Sent, or -ENOTCONN: this connection is failing, and the
+		 * Sent, or -ENOTCONN: the request was handled on a ready
+		 * connection, so this one is failing now, and the
 		 * requester's teardown fails the request. Nothing else can
 		 * fail: the fabric built the answer.
 		 */
@@ -609,7 +607,7 @@ static int rdmalock_msg_deliver(struct rdmalock_msg_slot *slot)
 	return 0;
 }
 
-/* Hands the held messages over in order, once the connection is up. */
+/* Hands the held messages over in order, as the connection allows. */
 static void rdmalock_msg_release(struct work_struct *work)
 {
 	struct rdmalock_msg_ring *ring = container_of(to_delayed_work(work),
@@ -766,10 +764,32 @@ out:
 	return ret;
 }
 
-/* Copies, numbers and posts one message on @conn. */
-static int rdmalock_msg_send(struct rdmalock_conn *conn, u8 type,
-			     const void *payload, u32 len, bool handshake)
+/* What a message is, for rdmalock_msg_send(). */
+#define RDMALOCK_SEND_HANDSHAKE	BIT(0)	/* may go on a connection not up yet */
+#define RDMALOCK_SEND_RETRIED	BIT(1)	/* sent again when there was no room */
+
+/**
+ * rdmalock_msg_send_lost() - is a message that was not posted lost?
+ * @ret: why it was not: the sender's error
+ * @retried: its sender sends it again when there was no room or memory
+ *
+ * Decides whether it counts as a failed send. One that will be sent
+ * again is not a send yet, failed or not: the attempt that posts it, or
+ * that gives it up, is what counts.
+ *
+ * Return: true when it is lost.
+ */
+VISIBLE_IF_KUNIT bool rdmalock_msg_send_lost(int ret, bool retried)
 {
+	return !retried || (ret != -ENOBUFS && ret != -ENOMEM);
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_msg_send_lost);
+
+/* Copies, numbers and posts one message on @conn; RDMALOCK_SEND_* @flags. */
+static int rdmalock_msg_send(struct rdmalock_conn *conn, u8 type,
+			     const void *payload, u32 len, unsigned int flags)
+{
+	bool retried = flags & RDMALOCK_SEND_RETRIED;
 	struct rdmalock_fabric *fabric = conn->fabric;
 	u32 node = rdmalock_conn_node(conn);
 	struct rdmalock_verb_counters *cnt;
@@ -781,7 +801,8 @@ static int rdmalock_msg_send(struct rdmalock_conn *conn, u8 type,
 	s = rdmalock_fault_alloc(NULL, node, RDMALOCK_VERB_SEND, type) ? NULL :
 	    kmalloc(sizeof(*s), GFP_ATOMIC);
 	if (!s) {
-		atomic64_inc(&cnt->failed);
+		if (rdmalock_msg_send_lost(-ENOMEM, retried))
+			atomic64_inc(&cnt->failed);
 		return -ENOMEM;
 	}
 	s->cnt = cnt;
@@ -799,15 +820,20 @@ static int rdmalock_msg_send(struct rdmalock_conn *conn, u8 type,
 	if (len)
 		memcpy(s->buf + sizeof(*hdr), payload, len);
 
-	atomic64_inc(&s->cnt->posted);
-	ret = rdmalock_msg_post_send(s, handshake);
-	if (ret) {
-		atomic64_inc(&s->cnt->failed);
-		kfree_sensitive(s);
-		rdmalock_conn_put(conn);
-		return ret == -ENOMEM ? -ENOBUFS : ret;
-	}
-	return 0;
+	/* Before the post: its completion may come at once. */
+	atomic64_inc(&cnt->posted);
+	ret = rdmalock_msg_post_send(s, flags & RDMALOCK_SEND_HANDSHAKE);
+	if (!ret)
+		return 0;
+	kfree_sensitive(s);
+	rdmalock_conn_put(conn);
+	if (ret == -ENOMEM)
+		ret = -ENOBUFS;
+	if (rdmalock_msg_send_lost(ret, retried))
+		atomic64_inc(&cnt->failed);
+	else
+		atomic64_dec(&cnt->posted);
+	return ret;
 }
 
 /**
@@ -828,8 +854,29 @@ static int rdmalock_msg_send(struct rdmalock_conn *conn, u8 type,
 int rdmalock_msg_conn_send(struct rdmalock_conn *conn, u8 type,
 			   const void *payload, u32 len)
 {
-	return rdmalock_msg_send(conn, type, payload, len, false);
+	return rdmalock_msg_send(conn, type, payload, len, 0);
 }
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_msg_conn_send);
+
+/**
+ * rdmalock_msg_send_answer() - send an answer the fabric owes
+ * @conn: the connection its request came on, held by the caller
+ * @answer: the answer, copied before this returns
+ *
+ * The caller keeps an answer that finds no room or no memory and sends
+ * it again (see "Answers owed" above): that is not counted as a failed
+ * send, as one that is lost is.
+ *
+ * Context: any; does not sleep.
+ * Return: as rdmalock_msg_conn_send().
+ */
+int rdmalock_msg_send_answer(struct rdmalock_conn *conn,
+			     const struct rdmalock_msg_answer *answer)
+{
+	return rdmalock_msg_send(conn, answer->type, answer->payload,
+				 answer->len, RDMALOCK_SEND_RETRIED);
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_msg_send_answer);
 
 /**
  * rdmalock_msg_send_handshake() - send the handshake's message
@@ -843,7 +890,8 @@ int rdmalock_msg_conn_send(struct rdmalock_conn *conn, u8 type,
 int rdmalock_msg_send_handshake(struct rdmalock_conn *conn, const void *payload,
 				u32 len)
 {
-	return rdmalock_msg_send(conn, RDMALOCK_MSG_AUTH, payload, len, true);
+	return rdmalock_msg_send(conn, RDMALOCK_MSG_AUTH, payload, len,
+				 RDMALOCK_SEND_HANDSHAKE);
 }
 
 /**

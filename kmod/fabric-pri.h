@@ -202,6 +202,7 @@ struct rdmalock_conn {
 	/* Emulated atomics sent on this connection, awaiting their answers. */
 	struct xarray rmw_pending;
 	u32 rmw_next;			/* next id, under rmw_pending's lock */
+	bool rmw_wrapped;		/* every id was issued; ditto */
 	struct semaphore sq_slots;
 	struct completion up;
 	struct delayed_work timeout_work;	/* bounds the connecting */
@@ -327,7 +328,6 @@ void rdmalock_conn_fail(struct rdmalock_conn *conn, const char *why);
 void rdmalock_conn_up(struct rdmalock_conn *conn, bool established);
 int rdmalock_conn_install(struct rdmalock_conn *conn);
 void rdmalock_conn_put(struct rdmalock_conn *conn);
-void rdmalock_peer_fail(struct rdmalock_peer *peer, const char *why);
 void rdmalock_conn_invalidated(struct rdmalock_conn *conn, const struct ib_wc *wc);
 struct rdmalock_conn *rdmalock_peer_get_conn(struct rdmalock_peer *peer);
 
@@ -361,6 +361,8 @@ void rdmalock_msg_ring_free(struct rdmalock_conn *conn);
 void rdmalock_msg_conn_up(struct rdmalock_conn *conn);
 int rdmalock_msg_conn_send(struct rdmalock_conn *conn, u8 type,
 			   const void *payload, u32 len);
+int rdmalock_msg_send_answer(struct rdmalock_conn *conn,
+			     const struct rdmalock_msg_answer *answer);
 int rdmalock_msg_init(struct rdmalock_fabric *fabric);
 void rdmalock_msg_start(struct rdmalock_fabric *fabric);
 void rdmalock_msg_stop(struct rdmalock_fabric *fabric);
@@ -399,6 +401,10 @@ int rdmalock_msg_check(const void *buf, u32 byte_len, u32 domain_hash,
 		       u32 src_node, u32 seq, u8 *type, u32 *len);
 int rdmalock_atomics_check(rdmalock_atomic_fn atomic, void *ctx);
 bool rdmalock_rmw_status_valid(s32 status);
+int rdmalock_rmw_add(struct rdmalock_conn *conn, struct rdmalock_fabric_op *op,
+		     u32 *id);
+void rdmalock_rmw_timeout(struct rdmalock_conn *conn, u32 id);
+bool rdmalock_msg_send_lost(int ret, bool retried);
 int rdmalock_heartbeat_check(unsigned int interval_ms,
 			     unsigned int timeout_ms);
 bool rdmalock_wc_invalidates(const struct ib_wc *wc, u32 rkey);

@@ -99,28 +99,6 @@ static void rdmalock_conn_fail_put(struct rdmalock_conn *conn, const char *why)
 	rdmalock_conn_put(conn);
 }
 
-/**
- * rdmalock_peer_fail() - fail a node's current connection, whatever its state
- * @peer: the node
- * @why: for the log
- *
- * Context: any.
- */
-void rdmalock_peer_fail(struct rdmalock_peer *peer, const char *why)
-{
-	struct rdmalock_fabric *fabric = peer->fabric;
-	struct rdmalock_conn *conn;
-	unsigned long flags;
-
-	spin_lock_irqsave(&fabric->lock, flags);
-	conn = peer->conn;
-	if (conn)
-		kref_get(&conn->ref);
-	spin_unlock_irqrestore(&fabric->lock, flags);
-	if (conn)
-		rdmalock_conn_fail_put(conn, why);
-}
-
 /* The node slot an accepted connection belongs to; the loopback's is ours. */
 static struct rdmalock_peer *rdmalock_conn_slot(struct rdmalock_conn *conn)
 {

@@ -8,8 +8,8 @@
  * statuses an emulated atomic's answer may carry, the heartbeat
  * parameters, the queue that holds messages back until their
  * connection is up, which receive completions invalidated our region,
- * which message types the fabric's user may send and handle, and whose
- * failure a failing connection is.
+ * which message types the fabric's user may send and handle, whose
+ * failure a failing connection is, and which sends count as failed.
  */
 #include <kunit/test.h>
 #include <linux/jhash.h>
@@ -801,6 +801,67 @@ static void stopping_domain_reports_only_lost_connections(struct kunit *test)
 	expect_fail_kind(test, claim, RDMALOCK_FAIL_QUIET, "a claim");
 }
 
+/* Only a message that its sender gives up is a failed send. */
+static void send_lost_only_when_given_up(struct kunit *test)
+{
+	KUNIT_EXPECT_FALSE(test, rdmalock_msg_send_lost(-ENOBUFS, true));
+	KUNIT_EXPECT_FALSE(test, rdmalock_msg_send_lost(-ENOMEM, true));
+	KUNIT_EXPECT_TRUE(test, rdmalock_msg_send_lost(-ENOTCONN, true));
+	KUNIT_EXPECT_TRUE(test, rdmalock_msg_send_lost(-EIO, true));
+	KUNIT_EXPECT_TRUE(test, rdmalock_msg_send_lost(-ENOBUFS, false));
+	KUNIT_EXPECT_TRUE(test, rdmalock_msg_send_lost(-ENOMEM, false));
+	KUNIT_EXPECT_TRUE(test, rdmalock_msg_send_lost(-ENOTCONN, false));
+}
+
+/*
+ * A connection to node 1 of a fabric never started, its send queue full:
+ * an answer the fabric owes finds no room, is kept and sent again, and
+ * none of that is a failed send; a user's message is lost (its sender
+ * gets -ENOBUFS), and so is an answer on a failed connection.
+ */
+static void answer_waiting_for_room_is_no_failed_send(struct kunit *test)
+{
+	struct rdmalock_msg_answer ans = { .type = RDMALOCK_MSG_RMW_RESP, .len = 16 };
+	struct rdmalock_verb_counters *cnt;
+	struct rdmalock_fabric *fabric;
+	struct rdmalock_conn *conn;
+	int i;
+
+	fabric = kunit_kzalloc(test, sizeof(*fabric), GFP_KERNEL);
+	conn = kunit_kzalloc(test, sizeof(*conn), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, fabric);
+	KUNIT_ASSERT_NOT_NULL(test, conn);
+	/* Read, never used: nothing is posted. */
+	fabric->pd = kunit_kzalloc(test, sizeof(*fabric->pd), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, fabric->pd);
+	fabric->attr.num_nodes = 2;
+	fabric->peers[1].fabric = fabric;
+	fabric->peers[1].node = 1;
+	kref_init(&conn->ref);
+	conn->fabric = fabric;
+	conn->peer = &fabric->peers[1];
+	conn->state = RDMALOCK_CONN_READY;
+	spin_lock_init(&conn->post_lock);
+	atomic_set(&conn->sq_used, RDMALOCK_SQ_DEPTH - 1);
+	cnt = &fabric->peers[1].verbs[RDMALOCK_VERB_SEND];
+
+	for (i = 0; i < 3; i++)
+		KUNIT_EXPECT_EQ(test, rdmalock_msg_send_answer(conn, &ans), -ENOBUFS);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&cnt->posted), 0);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&cnt->failed), 0);
+
+	KUNIT_EXPECT_EQ(test, rdmalock_msg_conn_send(conn, RDMALOCK_MSG_USER_FIRST,
+						     NULL, 0), -ENOBUFS);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&cnt->posted), 1);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&cnt->failed), 1);
+
+	conn->state = RDMALOCK_CONN_FAILED;
+	KUNIT_EXPECT_EQ(test, rdmalock_msg_send_answer(conn, &ans), -ENOTCONN);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&cnt->posted), 2);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&cnt->failed), 2);
+	KUNIT_EXPECT_EQ(test, kref_read(&conn->ref), 1);
+}
+
 static struct kunit_case rdmalock_fabric_cases[] = {
 	KUNIT_CASE(range_inside_is_accepted),
 	KUNIT_CASE(range_outside_is_rejected),
@@ -833,6 +894,8 @@ static struct kunit_case rdmalock_fabric_cases[] = {
 	KUNIT_CASE(claimed_node_is_not_charged_with_refusal),
 	KUNIT_CASE(node_own_connection_failures_count),
 	KUNIT_CASE(stopping_domain_reports_only_lost_connections),
+	KUNIT_CASE(send_lost_only_when_given_up),
+	KUNIT_CASE(answer_waiting_for_room_is_no_failed_send),
 	{}
 };
 
