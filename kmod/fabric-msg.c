@@ -535,6 +535,19 @@ static bool rdmalock_msg_receive_imm(struct rdmalock_msg_slot *slot)
 }
 
 /*
+ * May @conn's messages go to their handlers? Once it is offered to users.
+ * The loopback's passive end never is, since users send to this node on
+ * its active end, which is offered first: that end once it is up.
+ */
+static bool rdmalock_msg_conn_ready(const struct rdmalock_conn *conn)
+{
+	enum rdmalock_conn_state state = READ_ONCE(conn->state);
+
+	return conn->peer ? state == RDMALOCK_CONN_READY :
+			    rdmalock_conn_state_up(state);
+}
+
+/*
  * Checks what @slot received, once, and hands it to its handler once the
  * connection is ready (see "Held messages").
  * Return: 0 when done with (or when it failed @conn: *@reposting false),
@@ -558,7 +571,7 @@ static int rdmalock_msg_take(struct rdmalock_msg_slot *slot, bool *reposting)
 		}
 		slot->checked = true;
 	}
-	if (READ_ONCE(conn->state) != RDMALOCK_CONN_READY)
+	if (!rdmalock_msg_conn_ready(conn))
 		return -EAGAIN;
 	slot->checked = false;
 	*reposting = slot->with_imm ? rdmalock_msg_receive_imm(slot) :
