@@ -48,16 +48,39 @@ static int rdmalock_add_device(struct ib_device *ibdev)
 	return 0;
 }
 
+/**
+ * rdmalock_device_present() - is a device still ours to use?
+ * @ibdev: a device a fabric has resolved its address to
+ *
+ * False from the start of the device's removal: a fabric being created
+ * on it that did not make the list of fabrics in time must give it up.
+ *
+ * Context: process context.
+ */
+bool rdmalock_device_present(struct ib_device *ibdev)
+{
+	struct rdmalock_device *dev;
+	bool present = false;
+
+	mutex_lock(&rdmalock_devices_mutex);
+	list_for_each_entry(dev, &rdmalock_devices, entry)
+		if (dev->ibdev == ibdev)
+			present = true;
+	mutex_unlock(&rdmalock_devices_mutex);
+	return present;
+}
+
 static void rdmalock_remove_device(struct ib_device *ibdev, void *client_data)
 {
 	struct rdmalock_device *dev = client_data;
 
-	/* rdma_cm waits for our cm_ids on it before the device can go. */
-	rdmalock_fabric_remove_device(ibdev);
-
+	/* First: a fabric created from now on sees that it is going. */
 	mutex_lock(&rdmalock_devices_mutex);
 	list_del(&dev->entry);
 	mutex_unlock(&rdmalock_devices_mutex);
+
+	/* rdma_cm waits for our cm_ids on it before the device can go. */
+	rdmalock_fabric_remove_device(ibdev);
 
 	pr_info("RDMA device %s removed\n", dev_name(&ibdev->dev));
 	kfree(dev);

@@ -28,6 +28,11 @@
  *             goes down on both sides and is made again.)
  * fail_alloc  A message buffer, or a synchronous verb's bounce buffer,
  *             cannot be allocated.
+ * delay_ready A connection's atomics probe takes delay_ms longer, as on
+ *             a slow responder: the connection is up, and its peer may be
+ *             ready, for that long before it is offered to users here.
+ *             For this node's own id, the loopback's probe when a domain
+ *             is created: the creation takes that much longer.
  *
  * Held completions and messages keep their order: once one of a
  * connection's verb completions (or messages) is held, every later one of
@@ -42,7 +47,7 @@
  * Faults apply only to connections offered to users, never to the
  * atomics probe or the region's registration, which decide how a domain
  * works and would otherwise turn an injected failure into "this device
- * cannot do atomics".
+ * cannot do atomics". delay_ready only makes a successful probe slower.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -50,6 +55,7 @@
 #include <linux/bits.h>
 #include <linux/bottom_half.h>
 #include <linux/debugfs.h>
+#include <linux/delay.h>
 #include <linux/fault-inject.h>
 #include <linux/jiffies.h>
 #include <linux/list.h>
@@ -75,6 +81,7 @@ enum {
 	RDMALOCK_FAULT_DELAY_MSG,
 	RDMALOCK_FAULT_DROP_MSG,
 	RDMALOCK_FAULT_FAIL_ALLOC,
+	RDMALOCK_FAULT_DELAY_READY,
 	RDMALOCK_FAULT_MAX,
 };
 
@@ -125,6 +132,8 @@ static struct rdmalock_fault rdmalock_faults[RDMALOCK_FAULT_MAX] = {
 		RDMALOCK_FAULT_F_TYPES),
 	[RDMALOCK_FAULT_FAIL_ALLOC] = RDMALOCK_FAULT("fail_alloc",
 		RDMALOCK_FAULT_F_VERBS | RDMALOCK_FAULT_F_TYPES),
+	[RDMALOCK_FAULT_DELAY_READY] = RDMALOCK_FAULT("delay_ready",
+		RDMALOCK_FAULT_F_DELAY),
 };
 
 /**
@@ -251,6 +260,22 @@ int rdmalock_fault_verb_post(struct rdmalock_conn *conn, struct ib_send_wr *wr)
 	else
 		container_of(wr, struct ib_rdma_wr, wr)->rkey ^= RDMALOCK_FAULT_KEY_FLIP;
 	return 0;
+}
+
+/**
+ * rdmalock_fault_delay_ready() - stretch a successful atomics probe?
+ * @conn: the connection it probed, not yet ready
+ *
+ * Context: process context; sleeps for delay_ms when it applies.
+ */
+void rdmalock_fault_delay_ready(struct rdmalock_conn *conn)
+{
+	struct rdmalock_fault *f = &rdmalock_faults[RDMALOCK_FAULT_DELAY_READY];
+
+	if (!rdmalock_fault_should(f, rdmalock_conn_node(conn), 0, 0))
+		return;
+	atomic_inc(&f->injected);
+	msleep(READ_ONCE(f->delay_ms));
 }
 
 /* Is anything of @conn's completions (or messages, @msg) held? */

@@ -28,6 +28,7 @@ bool rdmalock_fault_hold_msg(struct rdmalock_conn *conn, u32 node, u8 type,
 u32 rdmalock_fault_msg_lkey(struct rdmalock_conn *conn, u8 type, u32 lkey);
 bool rdmalock_fault_alloc(struct rdmalock_conn *conn, u32 node, int verb,
 			  u8 type);
+void rdmalock_fault_delay_ready(struct rdmalock_conn *conn);
 
 #else
 
@@ -61,6 +62,10 @@ static inline bool rdmalock_fault_alloc(struct rdmalock_conn *conn, u32 node,
 					int verb, u8 type)
 {
 	return false;
+}
+
+static inline void rdmalock_fault_delay_ready(struct rdmalock_conn *conn)
+{
 }
 
 #endif /* CONFIG_FAULT_INJECTION_DEBUG_FS */

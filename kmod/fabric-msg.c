@@ -18,7 +18,11 @@
  * in its receive slot, in arrival order (struct rdmalock_msg_fifo), and
  * handed over by a work item, with bottom halves disabled, once it is up;
  * what arrives meanwhile queues behind. A connection that fails first
- * drops them with its ring.
+ * drops them with its ring. Once up, only the handshake's message is
+ * handled until the connection is ready, offered to users (native
+ * atomics are probed in between): a handler could not answer on it
+ * before, and the peer's side may be ready first. The rest is checked
+ * and then held the same way, and the work item tries it every jiffy.
  *
  * Answers owed. The fabric's own requests (emulated atomics) are answered
  * on the connection they came in on. An answer that finds the send queue
@@ -31,6 +35,8 @@
  * wait in its NIC on receiver-not-ready retries, which are unlimited. An
  * answer whose connection is failing is dropped: the teardown on the
  * other side fails the request.
+ * Only an answer that is dropped counts as a failed send; one that waits
+ * for room counts when it is sent.
  *
  * Heartbeats. Every heartbeat_ms each node sends an empty message to
  * every peer it is connected to; a peer from which nothing at all has
@@ -56,6 +62,9 @@ struct rdmalock_msg_slot {
 	u32 byte_len;
 	u32 imm;
 	bool with_imm;
+	bool checked;			/* and counted: only its handler is left */
+	u8 type;			/* what the check found */
+	u32 len;
 	bool answering;			/* @answer is owed, not yet sent */
 	struct rdmalock_msg_answer answer;
 };
@@ -328,7 +337,7 @@ void rdmalock_msg_ring_free(struct rdmalock_conn *conn)
  *
  * Context: softirq, or bottom halves disabled; per connection, one at a
  * time and in order of arrival.
- * Return: 0, or -EBADMSG for an answer that matches no request.
+ * Return: 0, or -EBADMSG for a malformed answer (rdmalock_rmw_response()).
  */
 int rdmalock_msg_handle(struct rdmalock_conn *conn, u8 type,
 			const void *payload, u32 len)
@@ -422,8 +431,28 @@ void rdmalock_imm_dispatch(struct rdmalock_fabric *fabric, u32 node, u32 imm)
 				    fabric->attr.name, node);
 }
 
-/* Checks and dispatches a received message; false when it failed @conn. */
-static bool rdmalock_msg_receive(struct rdmalock_msg_slot *slot)
+static void rdmalock_msg_count(struct rdmalock_verb_counters *cnt, u32 bytes)
+{
+	atomic64_inc(&cnt->completed);
+	atomic64_add(bytes, &cnt->bytes);
+}
+
+/* A message that breaks the protocol fails its connection. */
+static void rdmalock_msg_malformed(struct rdmalock_conn *conn, u8 type,
+				   u32 byte_len)
+{
+	pr_err_ratelimited("%s: node %u: malformed message (type %u, %u bytes)\n",
+			   conn->fabric->attr.name, rdmalock_conn_node(conn), type,
+			   byte_len);
+	rdmalock_conn_fail(conn, "malformed message");
+}
+
+/*
+ * Checks a received message, and takes the handshake's.
+ * Return: 1 when a handler is to have it, 0 when nothing more is to be
+ * done, or -EPROTO when it failed @conn.
+ */
+static int rdmalock_msg_check_slot(struct rdmalock_msg_slot *slot)
 {
 	struct rdmalock_msg_ring *ring = slot->ring;
 	struct rdmalock_conn *conn = ring->conn;
@@ -442,45 +471,112 @@ static bool rdmalock_msg_receive(struct rdmalock_msg_slot *slot)
 				   RDMALOCK_MSG_SIZE, DMA_FROM_DEVICE);
 	ret = rdmalock_msg_check(buf, slot->byte_len, fabric->domain_hash, node,
 				 ring->rx_seq, &type, &len);
-	if (ret)
-		goto malformed;
+	if (ret) {
+		atomic64_inc(&cnt->failed);
+		rdmalock_msg_malformed(conn, type, slot->byte_len);
+		return -EPROTO;
+	}
 	ring->rx_seq++;
 	/* The handshake's messages, or anything out of its order. */
-	if (!rdmalock_auth_recv(conn, type, payload, len)) {
-		WRITE_ONCE(fabric->peers[node].last_heard, jiffies);
-		ret = rdmalock_msg_dispatch(slot, type, payload, len);
-		if (ret)
-			goto malformed;
+	if (rdmalock_auth_recv(conn, type, payload, len)) {
+		rdmalock_msg_count(cnt, slot->byte_len);
+		return READ_ONCE(conn->state) == RDMALOCK_CONN_FAILED ? -EPROTO : 0;
 	}
-	atomic64_inc(&cnt->completed);
-	atomic64_add(slot->byte_len, &cnt->bytes);
-	return READ_ONCE(conn->state) != RDMALOCK_CONN_FAILED;
-
-malformed:
-	atomic64_inc(&cnt->failed);
-	pr_err_ratelimited("%s: node %u: malformed message (type %u, %u bytes)\n",
-			   fabric->attr.name, node, type, slot->byte_len);
-	rdmalock_conn_fail(conn, "malformed message");
-	return false;
+	slot->type = type;
+	slot->len = len;
+	return 1;
 }
 
-/*
- * A WRITE with immediate; fault injection may hold it like a message.
- * False when it came before the handshake ended, which fails @conn.
- */
+/* Hands a checked message to its handler; false when it failed @conn. */
+static bool rdmalock_msg_receive(struct rdmalock_msg_slot *slot)
+{
+	struct rdmalock_msg_ring *ring = slot->ring;
+	struct rdmalock_conn *conn = ring->conn;
+	struct rdmalock_fabric *fabric = conn->fabric;
+	void *buf = ring->bufs + slot->index * RDMALOCK_MSG_SIZE;
+	u32 node = rdmalock_conn_node(conn);
+	struct rdmalock_verb_counters *cnt;
+
+	cnt = &fabric->peers[node].verbs[RDMALOCK_VERB_RECV];
+	WRITE_ONCE(fabric->peers[node].last_heard, jiffies);
+	if (rdmalock_msg_dispatch(slot, slot->type,
+				  buf + sizeof(struct rdmalock_msg_hdr),
+				  slot->len)) {
+		atomic64_inc(&cnt->failed);
+		rdmalock_msg_malformed(conn, slot->type, slot->byte_len);
+		return false;
+	}
+	rdmalock_msg_count(cnt, slot->byte_len);
+	return READ_ONCE(conn->state) != RDMALOCK_CONN_FAILED;
+}
+
+/* A WRITE with immediate may only come once the handshake has ended. */
+static int rdmalock_msg_check_imm(struct rdmalock_msg_slot *slot)
+{
+	struct rdmalock_conn *conn = slot->ring->conn;
+
+	if (READ_ONCE(conn->auth.step) != RDMALOCK_AUTH_DONE) {
+		rdmalock_conn_fail(conn, "write with immediate before the handshake");
+		return -EPROTO;
+	}
+	return 1;
+}
+
+/* Fault injection may hold a WRITE with immediate like a message. */
 static bool rdmalock_msg_receive_imm(struct rdmalock_msg_slot *slot)
 {
 	struct rdmalock_conn *conn = slot->ring->conn;
 	u32 node = rdmalock_conn_node(conn);
 
-	if (READ_ONCE(conn->auth.step) != RDMALOCK_AUTH_DONE) {
-		rdmalock_conn_fail(conn, "write with immediate before the handshake");
-		return false;
-	}
 	if (!rdmalock_fault_hold_msg(conn, node, 0, &slot->imm,
 				     sizeof(slot->imm)))
 		rdmalock_imm_dispatch(conn->fabric, node, slot->imm);
 	return true;
+}
+
+/*
+ * May @conn's messages go to their handlers? Once it is offered to users.
+ * The loopback's passive end never is, since users send to this node on
+ * its active end, which is offered first: that end once it is up.
+ */
+static bool rdmalock_msg_conn_ready(const struct rdmalock_conn *conn)
+{
+	enum rdmalock_conn_state state = READ_ONCE(conn->state);
+
+	return conn->peer ? state == RDMALOCK_CONN_READY :
+			    rdmalock_conn_state_up(state);
+}
+
+/*
+ * Checks what @slot received, once, and hands it to its handler once the
+ * connection is ready (see "Held messages").
+ * Return: 0 when done with (or when it failed @conn: *@reposting false),
+ * -EAGAIN when it must wait.
+ */
+static int rdmalock_msg_take(struct rdmalock_msg_slot *slot, bool *reposting)
+{
+	struct rdmalock_conn *conn = slot->ring->conn;
+	int ret;
+
+	*reposting = false;
+	/* A failed connection's late messages answer nothing any more. */
+	if (READ_ONCE(conn->state) == RDMALOCK_CONN_FAILED)
+		return 0;
+	if (!slot->checked) {
+		ret = slot->with_imm ? rdmalock_msg_check_imm(slot) :
+				       rdmalock_msg_check_slot(slot);
+		if (ret <= 0) {
+			*reposting = !ret;
+			return 0;
+		}
+		slot->checked = true;
+	}
+	if (!rdmalock_msg_conn_ready(conn))
+		return -EAGAIN;
+	slot->checked = false;
+	*reposting = slot->with_imm ? rdmalock_msg_receive_imm(slot) :
+				      rdmalock_msg_receive(slot);
+	return 0;
 }
 
 /*
@@ -496,27 +592,21 @@ static int rdmalock_msg_deliver(struct rdmalock_msg_slot *slot)
 	struct rdmalock_msg_ring *ring = slot->ring;
 	struct rdmalock_conn *conn = ring->conn;
 	struct rdmalock_fabric *fabric = conn->fabric;
+	bool reposting;
 	int ret;
 
 	if (!slot->answering) {
-		/* A failed connection's late messages answer nothing any more. */
-		if (READ_ONCE(conn->state) == RDMALOCK_CONN_FAILED)
-			return 0;
-		if (!(slot->with_imm ? rdmalock_msg_receive_imm(slot) :
-				       rdmalock_msg_receive(slot)))
-			return 0;
+		ret = rdmalock_msg_take(slot, &reposting);
+		if (ret || !reposting)
+			return ret;
 	}
 	if (slot->answering) {
-		ret = rdmalock_msg_conn_send(conn, slot->answer.type,
-					     slot->answer.payload, slot->answer.len);
+		ret = rdmalock_msg_send_answer(conn, &slot->answer);
 		if (ret == -ENOBUFS || ret == -ENOMEM)
 			return -EAGAIN;
-		/* Its handshake is ending (fabric-auth.c): up in a moment. */
-		if (ret == -ENOTCONN &&
-		    READ_ONCE(conn->state) == RDMALOCK_CONN_CONNECTING)
-			return -EAGAIN;
 		/*
-		 * Sent, or -ENOTCONN: this connection is failing, and the
+		 * Sent, or -ENOTCONN: the request was handled on a ready
+		 * connection, so this one is failing now, and the
 		 * requester's teardown fails the request. Nothing else can
 		 * fail: the fabric built the answer.
 		 */
@@ -530,7 +620,7 @@ static int rdmalock_msg_deliver(struct rdmalock_msg_slot *slot)
 	return 0;
 }
 
-/* Hands the held messages over in order, once the connection is up. */
+/* Hands the held messages over in order, as the connection allows. */
 static void rdmalock_msg_release(struct work_struct *work)
 {
 	struct rdmalock_msg_ring *ring = container_of(to_delayed_work(work),
@@ -687,10 +777,32 @@ out:
 	return ret;
 }
 
-/* Copies, numbers and posts one message on @conn. */
-static int rdmalock_msg_send(struct rdmalock_conn *conn, u8 type,
-			     const void *payload, u32 len, bool handshake)
+/* What a message is, for rdmalock_msg_send(). */
+#define RDMALOCK_SEND_HANDSHAKE	BIT(0)	/* may go on a connection not up yet */
+#define RDMALOCK_SEND_RETRIED	BIT(1)	/* sent again when there was no room */
+
+/**
+ * rdmalock_msg_send_lost() - is a message that was not posted lost?
+ * @ret: why it was not: the sender's error
+ * @retried: its sender sends it again when there was no room or memory
+ *
+ * Decides whether it counts as a failed send. One that will be sent
+ * again is not a send yet, failed or not: the attempt that posts it, or
+ * that gives it up, is what counts.
+ *
+ * Return: true when it is lost.
+ */
+VISIBLE_IF_KUNIT bool rdmalock_msg_send_lost(int ret, bool retried)
 {
+	return !retried || (ret != -ENOBUFS && ret != -ENOMEM);
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_msg_send_lost);
+
+/* Copies, numbers and posts one message on @conn; RDMALOCK_SEND_* @flags. */
+static int rdmalock_msg_send(struct rdmalock_conn *conn, u8 type,
+			     const void *payload, u32 len, unsigned int flags)
+{
+	bool retried = flags & RDMALOCK_SEND_RETRIED;
 	struct rdmalock_fabric *fabric = conn->fabric;
 	u32 node = rdmalock_conn_node(conn);
 	struct rdmalock_verb_counters *cnt;
@@ -702,7 +814,8 @@ static int rdmalock_msg_send(struct rdmalock_conn *conn, u8 type,
 	s = rdmalock_fault_alloc(NULL, node, RDMALOCK_VERB_SEND, type) ? NULL :
 	    kmalloc(sizeof(*s), GFP_ATOMIC);
 	if (!s) {
-		atomic64_inc(&cnt->failed);
+		if (rdmalock_msg_send_lost(-ENOMEM, retried))
+			atomic64_inc(&cnt->failed);
 		return -ENOMEM;
 	}
 	s->cnt = cnt;
@@ -720,15 +833,20 @@ static int rdmalock_msg_send(struct rdmalock_conn *conn, u8 type,
 	if (len)
 		memcpy(s->buf + sizeof(*hdr), payload, len);
 
-	atomic64_inc(&s->cnt->posted);
-	ret = rdmalock_msg_post_send(s, handshake);
-	if (ret) {
-		atomic64_inc(&s->cnt->failed);
-		kfree_sensitive(s);
-		rdmalock_conn_put(conn);
-		return ret == -ENOMEM ? -ENOBUFS : ret;
-	}
-	return 0;
+	/* Before the post: its completion may come at once. */
+	atomic64_inc(&cnt->posted);
+	ret = rdmalock_msg_post_send(s, flags & RDMALOCK_SEND_HANDSHAKE);
+	if (!ret)
+		return 0;
+	kfree_sensitive(s);
+	rdmalock_conn_put(conn);
+	if (ret == -ENOMEM)
+		ret = -ENOBUFS;
+	if (rdmalock_msg_send_lost(ret, retried))
+		atomic64_inc(&cnt->failed);
+	else
+		atomic64_dec(&cnt->posted);
+	return ret;
 }
 
 /**
@@ -749,8 +867,29 @@ static int rdmalock_msg_send(struct rdmalock_conn *conn, u8 type,
 int rdmalock_msg_conn_send(struct rdmalock_conn *conn, u8 type,
 			   const void *payload, u32 len)
 {
-	return rdmalock_msg_send(conn, type, payload, len, false);
+	return rdmalock_msg_send(conn, type, payload, len, 0);
 }
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_msg_conn_send);
+
+/**
+ * rdmalock_msg_send_answer() - send an answer the fabric owes
+ * @conn: the connection its request came on, held by the caller
+ * @answer: the answer, copied before this returns
+ *
+ * The caller keeps an answer that finds no room or no memory and sends
+ * it again (see "Answers owed" above): that is not counted as a failed
+ * send, as one that is lost is.
+ *
+ * Context: any; does not sleep.
+ * Return: as rdmalock_msg_conn_send().
+ */
+int rdmalock_msg_send_answer(struct rdmalock_conn *conn,
+			     const struct rdmalock_msg_answer *answer)
+{
+	return rdmalock_msg_send(conn, answer->type, answer->payload,
+				 answer->len, RDMALOCK_SEND_RETRIED);
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_msg_send_answer);
 
 /**
  * rdmalock_msg_send_handshake() - send the handshake's message
@@ -764,7 +903,8 @@ int rdmalock_msg_conn_send(struct rdmalock_conn *conn, u8 type,
 int rdmalock_msg_send_handshake(struct rdmalock_conn *conn, const void *payload,
 				u32 len)
 {
-	return rdmalock_msg_send(conn, RDMALOCK_MSG_AUTH, payload, len, true);
+	return rdmalock_msg_send(conn, RDMALOCK_MSG_AUTH, payload, len,
+				 RDMALOCK_SEND_HANDSHAKE);
 }
 
 /**

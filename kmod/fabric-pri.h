@@ -156,6 +156,18 @@ enum rdmalock_conn_state {
 	RDMALOCK_CONN_FAILED,
 };
 
+/*
+ * What a connection's failure is to the node at its other end
+ * (rdmalock_conn_fail_kind()): nothing to say; one of the node's own
+ * attempts, or its lost connection, counted in its failures; an accepted
+ * connection that never became the node's, refused and logged alone.
+ */
+enum rdmalock_fail_kind {
+	RDMALOCK_FAIL_QUIET,
+	RDMALOCK_FAIL_PEER,
+	RDMALOCK_FAIL_REFUSED,
+};
+
 /* May verbs and messages be posted on a connection in @state? */
 static inline bool rdmalock_conn_state_up(enum rdmalock_conn_state state)
 {
@@ -168,6 +180,8 @@ struct rdmalock_conn {
 	struct rdmalock_fabric *fabric;
 	struct rdmalock_peer *peer;	/* NULL for the loopback's passive end */
 	struct rdma_cm_id *cm_id;
+	/* Accepted: where its request came from, for the log. */
+	struct sockaddr_storage src;
 	struct ib_cq *cq;
 	bool active;
 	enum rdmalock_conn_state state;	/* under fabric->lock */
@@ -188,6 +202,7 @@ struct rdmalock_conn {
 	/* Emulated atomics sent on this connection, awaiting their answers. */
 	struct xarray rmw_pending;
 	u32 rmw_next;			/* next id, under rmw_pending's lock */
+	bool rmw_wrapped;		/* every id was issued; ditto */
 	struct semaphore sq_slots;
 	struct completion up;
 	struct delayed_work timeout_work;	/* bounds the connecting */
@@ -308,11 +323,11 @@ int rdmalock_conn_post_wait(struct rdmalock_conn *conn,
 
 /* fabric.c */
 void rdmalock_fabric_remove_device(struct ib_device *device);
+bool rdmalock_device_present(struct ib_device *ibdev);
 void rdmalock_conn_fail(struct rdmalock_conn *conn, const char *why);
 void rdmalock_conn_up(struct rdmalock_conn *conn, bool established);
 int rdmalock_conn_install(struct rdmalock_conn *conn);
 void rdmalock_conn_put(struct rdmalock_conn *conn);
-void rdmalock_peer_fail(struct rdmalock_peer *peer, const char *why);
 void rdmalock_conn_invalidated(struct rdmalock_conn *conn, const struct ib_wc *wc);
 struct rdmalock_conn *rdmalock_peer_get_conn(struct rdmalock_peer *peer);
 
@@ -346,6 +361,8 @@ void rdmalock_msg_ring_free(struct rdmalock_conn *conn);
 void rdmalock_msg_conn_up(struct rdmalock_conn *conn);
 int rdmalock_msg_conn_send(struct rdmalock_conn *conn, u8 type,
 			   const void *payload, u32 len);
+int rdmalock_msg_send_answer(struct rdmalock_conn *conn,
+			     const struct rdmalock_msg_answer *answer);
 int rdmalock_msg_init(struct rdmalock_fabric *fabric);
 void rdmalock_msg_start(struct rdmalock_fabric *fabric);
 void rdmalock_msg_stop(struct rdmalock_fabric *fabric);
@@ -384,9 +401,14 @@ int rdmalock_msg_check(const void *buf, u32 byte_len, u32 domain_hash,
 		       u32 src_node, u32 seq, u8 *type, u32 *len);
 int rdmalock_atomics_check(rdmalock_atomic_fn atomic, void *ctx);
 bool rdmalock_rmw_status_valid(s32 status);
+int rdmalock_rmw_add(struct rdmalock_conn *conn, struct rdmalock_fabric_op *op,
+		     u32 *id);
+void rdmalock_rmw_timeout(struct rdmalock_conn *conn, u32 id);
+bool rdmalock_msg_send_lost(int ret, bool retried);
 int rdmalock_heartbeat_check(unsigned int interval_ms,
 			     unsigned int timeout_ms);
 bool rdmalock_wc_invalidates(const struct ib_wc *wc, u32 rkey);
+enum rdmalock_fail_kind rdmalock_conn_fail_kind(const struct rdmalock_conn *conn);
 int rdmalock_auth_proof(struct crypto_shash *tfm, bool requester,
 			const char *name, u32 req_node, u32 acc_node,
 			const u8 *nonce_req, const u8 *nonce_acc, u8 *proof);

@@ -18,14 +18,16 @@
  * this node go through the loopback too, so their completion comes as a
  * callback like any other. A request waits in the table of the connection
  * it went out on until its answer comes back on that connection, or that
- * connection is torn down (-ENOTCONN: the outcome is then unknown, as it
- * is for a native atomic whose completion was lost). Whoever takes a
- * request out of the table, under its lock, completes it. An answer may
- * only carry the statuses a native atomic can end with, 0, -ENOTCONN or
- * -EIO; anything else, an answer to no request of this connection, or a
- * request for a word outside the region, is a protocol error that fails
- * the connection. A domain with native atomics takes every RMW message
- * for one.
+ * connection is torn down, or a synchronous request gives up waiting,
+ * which fails that connection and no other (-ENOTCONN: the outcome is
+ * then unknown, as it is for a native atomic whose completion was lost).
+ * Whoever takes a request out of the table, under its lock, completes
+ * it. An answer may only carry the statuses a native atomic can end
+ * with, 0, -ENOTCONN or -EIO; anything else, an answer to an id this
+ * connection never issued, or a request for a word outside the region,
+ * is a protocol error that fails the connection. An answer to a request
+ * given up already is late, and dropped. A domain with native atomics
+ * takes every RMW message for one.
  *
  * The probe uses a word of its own per probing node (RDMALOCK_PROBE_OFFSET
  * + 8 * node id), which nothing else modifies.
@@ -41,21 +43,6 @@
 #include "fabric-pri.h"
 
 #define RDMALOCK_RMW_TIMEOUT_MS		5000
-
-struct rdmalock_rmw_req {
-	__be32 id;
-	u8 verb;		/* RDMALOCK_VERB_CAS or _FAA */
-	u8 pad[3];
-	__be64 offset;
-	__be64 compare_add;
-	__be64 swap;
-};
-
-struct rdmalock_rmw_resp {
-	__be32 id;
-	__be32 status;		/* 0 or a negative errno */
-	__be64 old;
-};
 
 /**
  * rdmalock_rmw_execute() - execute an emulated atomic on this node's region
@@ -94,12 +81,20 @@ VISIBLE_IF_KUNIT int rdmalock_rmw_execute(void *region, u64 region_len, u8 verb,
 }
 EXPORT_SYMBOL_IF_KUNIT(rdmalock_rmw_execute);
 
-/*
+/**
+ * rdmalock_rmw_add() - put a request in its connection's table
+ * @conn: the connection it goes out on
+ * @op: the request
+ * @id: set to its id on @conn
+ *
  * The table is used from any context, interrupts disabled included, so
  * always with the irqsave lock: xa_*_irq() would enable them again.
+ *
+ * Context: any.
+ * Return: 0, or -ENOMEM.
  */
-static int rdmalock_rmw_add(struct rdmalock_conn *conn,
-			    struct rdmalock_fabric_op *op, u32 *id)
+VISIBLE_IF_KUNIT int rdmalock_rmw_add(struct rdmalock_conn *conn,
+				      struct rdmalock_fabric_op *op, u32 *id)
 {
 	unsigned long flags;
 	int ret;
@@ -108,21 +103,44 @@ static int rdmalock_rmw_add(struct rdmalock_conn *conn,
 	xa_lock_irqsave(&conn->rmw_pending, flags);
 	ret = __xa_alloc_cyclic(&conn->rmw_pending, id, op, xa_limit_32b,
 				&conn->rmw_next, GFP_ATOMIC);
+	/* The allocator sets rmw_next to the id + 1: 0 after U32_MAX. */
+	if (ret >= 0 && !conn->rmw_next)
+		conn->rmw_wrapped = true;
 	xa_unlock_irqrestore(&conn->rmw_pending, flags);
 	return ret < 0 ? ret : 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_rmw_add);
 
-/* Whoever takes an entry out completes it: the answer, or a teardown. */
-static struct rdmalock_fabric_op *rdmalock_rmw_take(struct rdmalock_conn *conn,
-						    u32 id)
+/*
+ * Takes out the request an answer names. NULL when none waits under @id:
+ * @late then tells a request that this connection did send and that was
+ * given up meanwhile (its connection's teardown, its timeout) from an id
+ * never issued here. Until they go round, ids are issued in order from 0,
+ * so those below rmw_next are the issued ones.
+ */
+static struct rdmalock_fabric_op *
+rdmalock_rmw_take_answered(struct rdmalock_conn *conn, u32 id, bool *late)
 {
 	struct rdmalock_fabric_op *op;
 	unsigned long flags;
 
 	xa_lock_irqsave(&conn->rmw_pending, flags);
 	op = __xa_erase(&conn->rmw_pending, id);
+	*late = !op && (conn->rmw_wrapped || id < conn->rmw_next);
 	xa_unlock_irqrestore(&conn->rmw_pending, flags);
 	return op;
+}
+
+/*
+ * Whoever takes an entry out completes it: the answer, the teardown, or
+ * the timeout.
+ */
+static struct rdmalock_fabric_op *rdmalock_rmw_take(struct rdmalock_conn *conn,
+						    u32 id)
+{
+	bool late;
+
+	return rdmalock_rmw_take_answered(conn, id, &late);
 }
 
 static void rdmalock_rmw_complete(struct rdmalock_fabric_op *op, int status,
@@ -137,6 +155,59 @@ static void rdmalock_rmw_complete(struct rdmalock_fabric_op *op, int status,
 	}
 	op->status = status;
 	op->done(op);
+}
+
+/*
+ * Sends @op's request to @node. On success @op waits in the table of the
+ * connection it went out on, *@connp, held for the caller, under *@id.
+ */
+static int rdmalock_rmw_send(struct rdmalock_fabric *fabric, u32 node,
+			     u64 offset, int verb, u64 compare_add, u64 swap,
+			     struct rdmalock_fabric_op *op,
+			     struct rdmalock_conn **connp, u32 *id)
+{
+	struct rdmalock_rmw_req req = {
+		.verb = verb,
+		.offset = cpu_to_be64(offset),
+		.compare_add = cpu_to_be64(compare_add),
+		.swap = cpu_to_be64(swap),
+	};
+	struct rdmalock_conn *conn;
+	int ret;
+
+	if (node >= fabric->attr.num_nodes)
+		return -EINVAL;
+	op->cnt = &fabric->peers[node].verbs[verb];
+	atomic64_inc(&op->cnt->posted);
+	conn = rdmalock_peer_get_conn(&fabric->peers[node]);
+	if (!conn) {
+		ret = -ENOTCONN;
+		goto err;
+	}
+	/* The home node would take it for a protocol error. */
+	ret = rdmalock_fabric_check_range(conn->remote_len, offset, sizeof(u64),
+					  sizeof(u64));
+	if (!ret)
+		ret = rdmalock_rmw_add(conn, op, id);
+	if (ret)
+		goto err_put;
+	req.id = cpu_to_be32(*id);
+	/*
+	 * Once sent, the answer may complete @op before this returns. A
+	 * send that fails takes it back, unless the connection's teardown
+	 * has taken it first and called @op->done.
+	 */
+	ret = rdmalock_msg_conn_send(conn, RDMALOCK_MSG_RMW_REQ, &req, sizeof(req));
+	if (ret && rdmalock_rmw_take(conn, *id) == op)
+		goto err_put;
+	*connp = conn;
+	return 0;
+
+err_put:
+	rdmalock_conn_put(conn);
+err:
+	atomic64_inc(&op->cnt->failed);
+	return ret;
 }
 
 /**
@@ -158,50 +229,42 @@ int rdmalock_rmw_async(struct rdmalock_fabric *fabric, u32 node, u64 offset,
 		       int verb, u64 compare_add, u64 swap,
 		       struct rdmalock_fabric_op *op)
 {
-	struct rdmalock_rmw_req req = {
-		.verb = verb,
-		.offset = cpu_to_be64(offset),
-		.compare_add = cpu_to_be64(compare_add),
-		.swap = cpu_to_be64(swap),
-	};
 	struct rdmalock_conn *conn;
 	u32 id;
 	int ret;
 
-	if (node >= fabric->attr.num_nodes)
-		return -EINVAL;
-	op->cnt = &fabric->peers[node].verbs[verb];
-	atomic64_inc(&op->cnt->posted);
-	conn = rdmalock_peer_get_conn(&fabric->peers[node]);
-	if (!conn) {
-		ret = -ENOTCONN;
-		goto err;
-	}
-	/* The home node would take it for a protocol error. */
-	ret = rdmalock_fabric_check_range(conn->remote_len, offset, sizeof(u64),
-					  sizeof(u64));
+	ret = rdmalock_rmw_send(fabric, node, offset, verb, compare_add, swap,
+				op, &conn, &id);
 	if (!ret)
-		ret = rdmalock_rmw_add(conn, op, &id);
-	if (ret)
-		goto err_put;
-	req.id = cpu_to_be32(id);
-	/*
-	 * Once sent, the answer may complete @op before this returns. A
-	 * send that fails takes it back, unless the connection's teardown
-	 * has taken it first and called @op->done.
-	 */
-	ret = rdmalock_msg_conn_send(conn, RDMALOCK_MSG_RMW_REQ, &req, sizeof(req));
-	if (ret && rdmalock_rmw_take(conn, id) == op)
-		goto err_put;
-	rdmalock_conn_put(conn);
-	return 0;
-
-err_put:
-	rdmalock_conn_put(conn);
-err:
-	atomic64_inc(&op->cnt->failed);
+		rdmalock_conn_put(conn);
 	return ret;
 }
+
+/**
+ * rdmalock_rmw_timeout() - give up waiting for a request's answer
+ * @conn: the connection the request went out on
+ * @id: its id there
+ *
+ * Fails the request with -ENOTCONN, then @conn, which lost its answer:
+ * @conn and no other. The node may be on a newer connection by now,
+ * which has nothing to do with it. A request that its answer or @conn's
+ * teardown has taken out already is theirs to complete, and then @conn
+ * is either well or failed already: it is left alone.
+ *
+ * Context: any.
+ */
+VISIBLE_IF_KUNIT void rdmalock_rmw_timeout(struct rdmalock_conn *conn, u32 id)
+{
+	struct rdmalock_fabric_op *op;
+
+	/* Taken first, so that a late answer finds it gone (and is late). */
+	op = rdmalock_rmw_take(conn, id);
+	if (!op)
+		return;
+	rdmalock_rmw_complete(op, -ENOTCONN, 0);
+	rdmalock_conn_fail(conn, "emulated atomic timed out");
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_rmw_timeout);
 
 /**
  * rdmalock_rmw_sync() - an emulated atomic, waited for
@@ -215,8 +278,8 @@ err:
  * @old: set to the word's previous value
  *
  * Bounded like the native verbs: when the answer does not come in time,
- * the connection to @node is failed, which fails the request with
- * -ENOTCONN unless its answer came meanwhile.
+ * the request fails with -ENOTCONN and the connection it went out on is
+ * failed (rdmalock_rmw_timeout()), unless its answer came meanwhile.
  *
  * Context: process context; sleeps.
  * Return: as rdmalock_fabric_cas(); -ETIMEDOUT when the send queue stayed
@@ -228,27 +291,29 @@ int rdmalock_rmw_sync(struct rdmalock_fabric *fabric, u32 node, u64 offset,
 {
 	unsigned long deadline = jiffies + msecs_to_jiffies(RDMALOCK_RMW_TIMEOUT_MS);
 	struct rdmalock_fabric_op *op = &sync->op;
+	struct rdmalock_conn *conn;
+	u32 id;
 	int ret;
 
 	init_completion(&sync->done);
 	op->done = rdmalock_sync_done;
 	op->buf = old;
 	/* A full send queue drains as the peer acknowledges: wait for room. */
-	while ((ret = rdmalock_rmw_async(fabric, node, offset, verb, compare_add,
-					 swap, op)) == -ENOBUFS) {
+	while ((ret = rdmalock_rmw_send(fabric, node, offset, verb, compare_add,
+					swap, op, &conn, &id)) == -ENOBUFS) {
 		if (time_after(jiffies, deadline))
 			return -ETIMEDOUT;
 		usleep_range(50, 200);
 	}
 	if (ret)
 		return ret;
-	if (wait_for_completion_timeout(&sync->done,
-					msecs_to_jiffies(RDMALOCK_RMW_TIMEOUT_MS)))
-		return op->status;
-
-	rdmalock_peer_fail(&fabric->peers[node], "emulated atomic timed out");
-	/* The connection's teardown fails every request still waiting. */
-	wait_for_completion(&sync->done);
+	if (!wait_for_completion_timeout(&sync->done,
+					 msecs_to_jiffies(RDMALOCK_RMW_TIMEOUT_MS))) {
+		rdmalock_rmw_timeout(conn, id);
+		/* Whoever took the request completes it. */
+		wait_for_completion(&sync->done);
+	}
+	rdmalock_conn_put(conn);
 	return op->status;
 }
 
@@ -260,6 +325,7 @@ void rdmalock_rmw_conn_init(struct rdmalock_conn *conn)
 {
 	xa_init_flags(&conn->rmw_pending, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_IRQ);
 }
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_rmw_conn_init);
 
 /**
  * rdmalock_rmw_fail_conn() - fail the requests sent on a connection
@@ -281,6 +347,7 @@ void rdmalock_rmw_fail_conn(struct rdmalock_conn *conn)
 			rdmalock_rmw_complete(op, -ENOTCONN, 0);
 	}
 }
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_rmw_fail_conn);
 
 /**
  * rdmalock_rmw_request() - execute a peer's emulated atomic
@@ -336,10 +403,14 @@ EXPORT_SYMBOL_IF_KUNIT(rdmalock_rmw_status_valid);
  * @payload: the answer
  * @len: its length
  *
+ * An answer to a request that @conn sent but gave up on (its timeout, or
+ * the teardown, which may race with the last answers) is late, not
+ * malformed: it is dropped.
+ *
  * Context: the message handlers'.
- * Return: 0, or -EBADMSG for an answer that is malformed, to no request
- * of @conn, or with a status no atomic has; a request it names is then
- * completed with -EIO.
+ * Return: 0, or -EBADMSG for an answer that is malformed, to an id never
+ * issued on @conn, or with a status no atomic has; a request it names is
+ * then completed with -EIO.
  */
 int rdmalock_rmw_response(struct rdmalock_conn *conn, const void *payload,
 			  u32 len)
@@ -347,14 +418,15 @@ int rdmalock_rmw_response(struct rdmalock_conn *conn, const void *payload,
 	const struct rdmalock_rmw_resp *resp = payload;
 	struct rdmalock_fabric_op *op;
 	s32 status;
+	bool late;
 
 	if (len != sizeof(*resp))
 		return -EBADMSG;
-	/* Looked up and taken out in one step: the teardown may race. */
-	op = rdmalock_rmw_take(conn, be32_to_cpu(resp->id));
-	if (!op)
-		return -EBADMSG;
 	status = (s32)be32_to_cpu(resp->status);
+	/* Looked up and taken out in one step: the teardown may race. */
+	op = rdmalock_rmw_take_answered(conn, be32_to_cpu(resp->id), &late);
+	if (!op)
+		return late && rdmalock_rmw_status_valid(status) ? 0 : -EBADMSG;
 	if (!rdmalock_rmw_status_valid(status)) {
 		rdmalock_rmw_complete(op, -EIO, 0);
 		return -EBADMSG;
@@ -362,6 +434,7 @@ int rdmalock_rmw_response(struct rdmalock_conn *conn, const void *payload,
 	rdmalock_rmw_complete(op, status, be64_to_cpu(resp->old));
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_rmw_response);
 
 /**
  * rdmalock_atomics_check() - the probe's sequence, on any executor

@@ -136,4 +136,38 @@ static_assert(sizeof(struct rdmalock_msg_hdr) == 16);
 static_assert(RDMALOCK_MSG_MAX_PAYLOAD ==
 	      RDMALOCK_MSG_SIZE - sizeof(struct rdmalock_msg_hdr));
 
+/**
+ * struct rdmalock_rmw_req - payload of %RDMALOCK_MSG_RMW_REQ
+ * @id: the request's id on its connection
+ * @verb: RDMALOCK_VERB_CAS or RDMALOCK_VERB_FAA
+ * @pad: zeros
+ * @offset: the word's offset in the receiver's region
+ * @compare_add: the compare value (CAS) or the addend (FAA)
+ * @swap: the value a CAS writes
+ *
+ * All fields big-endian.
+ */
+struct rdmalock_rmw_req {
+	__be32 id;
+	u8 verb;
+	u8 pad[3];
+	__be64 offset;
+	__be64 compare_add;
+	__be64 swap;
+};
+
+/**
+ * struct rdmalock_rmw_resp - payload of %RDMALOCK_MSG_RMW_RESP
+ * @id: the id of the request it answers, on the same connection
+ * @status: 0, -ENOTCONN or -EIO
+ * @old: the word's previous value
+ *
+ * All fields big-endian.
+ */
+struct rdmalock_rmw_resp {
+	__be32 id;
+	__be32 status;
+	__be64 old;
+};
+
 #endif /* RDMALOCK_FABRIC_WIRE_H */

@@ -66,6 +66,7 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
 
+#include "fabric-fault.h"
 #include "fabric-pri.h"
 
 #define RDMALOCK_RD_ATOMIC		16
@@ -91,28 +92,11 @@ static u32 rdmalock_self(const struct rdmalock_fabric *fabric)
 
 /* Connections ---------------------------------------------------------- */
 
-/**
- * rdmalock_peer_fail() - fail a node's current connection, whatever its state
- * @peer: the node
- * @why: for the log
- *
- * Context: any.
- */
-void rdmalock_peer_fail(struct rdmalock_peer *peer, const char *why)
+/* Fails @conn and drops the reference the caller took to do so. */
+static void rdmalock_conn_fail_put(struct rdmalock_conn *conn, const char *why)
 {
-	struct rdmalock_fabric *fabric = peer->fabric;
-	struct rdmalock_conn *conn;
-	unsigned long flags;
-
-	spin_lock_irqsave(&fabric->lock, flags);
-	conn = peer->conn;
-	if (conn)
-		kref_get(&conn->ref);
-	spin_unlock_irqrestore(&fabric->lock, flags);
-	if (conn) {
-		rdmalock_conn_fail(conn, why);
-		rdmalock_conn_put(conn);
-	}
+	rdmalock_conn_fail(conn, why);
+	rdmalock_conn_put(conn);
 }
 
 /* The node slot an accepted connection belongs to; the loopback's is ours. */
@@ -226,6 +210,7 @@ static void rdmalock_conn_probe(struct work_struct *work)
 				   conn->fabric->attr.name, conn->peer->node, ret);
 		rdmalock_conn_fail(conn, "atomics probe failed");
 	} else {
+		rdmalock_fault_delay_ready(conn);
 		rdmalock_conn_set_ready(conn);
 	}
 	rdmalock_conn_put(conn);
@@ -358,6 +343,41 @@ static bool rdmalock_peer_failure_logged(struct rdmalock_peer *peer,
 	return true;
 }
 
+/**
+ * rdmalock_conn_fail_kind() - what a failure of @conn is to its node
+ * @conn: a connection that has not failed yet
+ *
+ * A connection that is, or was, its node's own counts against the node:
+ * one of ours, which is in the node's slot from its start, or an accepted
+ * one once its peer has proved the key, which puts it there (no other
+ * comes up). Its failure is the node's failed attempt or its lost
+ * connection. An accepted one that never got there, pending or refused,
+ * is only a claim to be that node, which anyone who reaches our port can
+ * make: it must not count as the node's attempt nor hide in the node's
+ * once-a-minute log line, and is logged by itself, with its reason. Once
+ * the domain stops, a connection that was not up is not worth a line.
+ *
+ * Context: under fabric->lock.
+ * Return: RDMALOCK_FAIL_PEER, _REFUSED or _QUIET.
+ */
+VISIBLE_IF_KUNIT enum rdmalock_fail_kind
+rdmalock_conn_fail_kind(const struct rdmalock_conn *conn)
+{
+	const struct rdmalock_fabric *fabric = conn->fabric;
+	bool was_up = rdmalock_conn_state_up(conn->state);
+	bool in_slot = conn->peer ? conn->peer->conn == conn :
+				    fabric->loop_passive == conn;
+
+	if (!in_slot && !was_up)
+		return fabric->stopping ? RDMALOCK_FAIL_QUIET :
+					  RDMALOCK_FAIL_REFUSED;
+	/* The loopback's passive end: its active end speaks for the node. */
+	if (!conn->peer || (fabric->stopping && !was_up))
+		return RDMALOCK_FAIL_QUIET;
+	return RDMALOCK_FAIL_PEER;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_conn_fail_kind);
+
 /*
  * Takes @conn out of service, once; the teardown runs in process context.
  * May be called from any context, the cm handler of @conn's own cm_id
@@ -367,6 +387,7 @@ void rdmalock_conn_fail(struct rdmalock_conn *conn, const char *why)
 {
 	struct rdmalock_fabric *fabric = conn->fabric;
 	struct rdmalock_peer *peer = conn->peer;
+	enum rdmalock_fail_kind kind;
 	unsigned long flags;
 	bool was_up, was_ready, log = false;
 	u32 failures = 0;
@@ -376,6 +397,7 @@ void rdmalock_conn_fail(struct rdmalock_conn *conn, const char *why)
 		spin_unlock_irqrestore(&fabric->lock, flags);
 		return;
 	}
+	kind = rdmalock_conn_fail_kind(conn);
 	was_up = rdmalock_conn_state_up(conn->state);
 	was_ready = conn->state == RDMALOCK_CONN_READY;
 	WRITE_ONCE(conn->state, RDMALOCK_CONN_FAILED);
@@ -385,7 +407,7 @@ void rdmalock_conn_fail(struct rdmalock_conn *conn, const char *why)
 		rdmalock_conn_slot(conn)->pending = NULL;
 	if (fabric->loop_passive == conn)
 		fabric->loop_passive = NULL;
-	if (peer && (was_up || !fabric->stopping)) {
+	if (kind == RDMALOCK_FAIL_PEER) {
 		log = rdmalock_peer_failure_logged(peer, was_up);
 		failures = peer->failures;
 	}
@@ -395,7 +417,12 @@ void rdmalock_conn_fail(struct rdmalock_conn *conn, const char *why)
 	if (peer && was_ready)
 		rdmalock_node_lost(fabric, peer->node);
 
-	if (log && failures > 1)
+	if (kind == RDMALOCK_FAIL_REFUSED)
+		pr_warn_ratelimited("%s: refused a connection claiming node %u from %pISc: %s\n",
+				    fabric->attr.name,
+				    rdmalock_conn_slot(conn)->node, &conn->src,
+				    why);
+	else if (log && failures > 1)
 		pr_info("%s: node %u: still not connected, %u attempts failed: %s\n",
 			fabric->attr.name, peer->node, failures, why);
 	else if (log)
@@ -593,6 +620,7 @@ static int rdmalock_cm_connect_request(struct rdmalock_fabric *fabric,
 	if (!conn)
 		return -ENOMEM;
 	conn->cm_id = id;
+	conn->src = src;
 	id->context = &conn->cm_ctx;
 	/*
 	 * Once it is pending, anything may fail it: its teardown waits for
@@ -626,10 +654,8 @@ static int rdmalock_cm_connect_request(struct rdmalock_fabric *fabric,
 	if (old)
 		kref_get(&old->ref);
 	spin_unlock_irq(&fabric->lock);
-	if (old) {
-		rdmalock_conn_fail(old, "superseded by a newer attempt");
-		rdmalock_conn_put(old);
-	}
+	if (old)
+		rdmalock_conn_fail_put(old, "superseded by a newer attempt");
 
 	/* Failed meanwhile: its teardown destroys @id. */
 	if (READ_ONCE(conn->state) == RDMALOCK_CONN_FAILED)
@@ -683,10 +709,8 @@ int rdmalock_conn_install(struct rdmalock_conn *conn)
 	if (old)
 		kref_get(&old->ref);
 	spin_unlock_irq(&fabric->lock);
-	if (old) {
-		rdmalock_conn_fail(old, "replaced by a new connection");
-		rdmalock_conn_put(old);
-	}
+	if (old)
+		rdmalock_conn_fail_put(old, "replaced by a new connection");
 	return 0;
 }
 
@@ -1264,8 +1288,10 @@ static int rdmalock_fabric_bootstrap(struct rdmalock_fabric *fabric, bool first)
 		if (!ret && fabric->emulated)
 			ret = rdmalock_region_register(fabric, loop);
 	}
-	if (!ret)
+	if (!ret) {
+		rdmalock_fault_delay_ready(loop);
 		rdmalock_conn_set_ready(loop);
+	}
 	rdmalock_conn_put(loop);
 	if (ret)
 		pr_err_ratelimited("%s: loopback connection failed: %d\n",
@@ -1310,10 +1336,8 @@ static void rdmalock_fabric_fail_all(struct rdmalock_fabric *fabric,
 		kref_get(&conns[i]->ref);
 	spin_unlock_irq(&fabric->lock);
 
-	for (i = 0; i < n; i++) {
-		rdmalock_conn_fail(conns[i], why);
-		rdmalock_conn_put(conns[i]);
-	}
+	for (i = 0; i < n; i++)
+		rdmalock_conn_fail_put(conns[i], why);
 }
 
 /*
@@ -1373,6 +1397,29 @@ static void rdmalock_fabric_stop(struct rdmalock_fabric *fabric, const char *why
 	spin_lock_irq(&fabric->conns_gone.lock);
 	spin_unlock_irq(&fabric->conns_gone.lock);
 	flush_workqueue(fabric->wq);
+}
+
+/*
+ * Puts a fabric just made on the list that device removal walks, unless
+ * its device is already going: the removal did not see it, and would
+ * wait for its cm_ids for ever. Then it is destroyed.
+ * Return: 0, or -ENODEV when @fabric was destroyed.
+ */
+static int rdmalock_fabric_publish(struct rdmalock_fabric *fabric)
+{
+	bool present;
+
+	mutex_lock(&rdmalock_fabrics_mutex);
+	list_add_tail(&fabric->entry, &rdmalock_fabrics);
+	/* Under the mutex: a removal after this finds it on the list. */
+	present = rdmalock_device_present(fabric->device);
+	mutex_unlock(&rdmalock_fabrics_mutex);
+	if (present)
+		return 0;
+	pr_err_ratelimited("%s: RDMA device %s removed while the domain was being created\n",
+			   fabric->attr.name, dev_name(&fabric->device->dev));
+	rdmalock_fabric_destroy(fabric);
+	return -ENODEV;
 }
 
 /**
@@ -1446,9 +1493,9 @@ int rdmalock_fabric_create(const struct rdmalock_fabric_attr *attr,
 		goto err_stop;
 	rdmalock_fabric_accept(fabric);
 	rdmalock_msg_start(fabric);
-	mutex_lock(&rdmalock_fabrics_mutex);
-	list_add_tail(&fabric->entry, &rdmalock_fabrics);
-	mutex_unlock(&rdmalock_fabrics_mutex);
+	ret = rdmalock_fabric_publish(fabric);
+	if (ret)
+		return ret;
 	*fabricp = fabric;
 	return 0;
 

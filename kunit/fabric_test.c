@@ -8,7 +8,8 @@
  * statuses an emulated atomic's answer may carry, the heartbeat
  * parameters, the queue that holds messages back until their
  * connection is up, which receive completions invalidated our region,
- * and which message types the fabric's user may send and handle.
+ * which message types the fabric's user may send and handle, whose
+ * failure a failing connection is, and which sends count as failed.
  */
 #include <kunit/test.h>
 #include <linux/jhash.h>
@@ -673,6 +674,194 @@ static void user_gets_only_its_message_types(struct kunit *test)
 							  ignore_msg, NULL), -EBUSY);
 }
 
+/*
+ * A fabric of three nodes, never started, as node 1 sees it: it connects
+ * to node 2 and to itself, node 0 and its own loopback connect to it.
+ */
+static struct rdmalock_fabric *fail_fabric(struct kunit *test)
+{
+	struct rdmalock_fabric *fabric;
+	u32 i;
+
+	fabric = kunit_kzalloc(test, sizeof(*fabric), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, fabric);
+	fabric->attr.node_id = 1;
+	fabric->attr.num_nodes = 3;
+	for (i = 0; i < fabric->attr.num_nodes; i++) {
+		fabric->peers[i].fabric = fabric;
+		fabric->peers[i].node = i;
+	}
+	return fabric;
+}
+
+/* A connection to or from @peer (NULL: the loopback's passive end). */
+static struct rdmalock_conn *fail_conn(struct kunit *test,
+				       struct rdmalock_fabric *fabric,
+				       struct rdmalock_peer *peer, bool active,
+				       enum rdmalock_conn_state state)
+{
+	struct rdmalock_conn *conn;
+
+	conn = kunit_kzalloc(test, sizeof(*conn), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, conn);
+	conn->fabric = fabric;
+	conn->peer = peer;
+	conn->active = active;
+	conn->state = state;
+	return conn;
+}
+
+static void expect_fail_kind(struct kunit *test, struct rdmalock_conn *conn,
+			     enum rdmalock_fail_kind kind, const char *what)
+{
+	KUNIT_EXPECT_EQ_MSG(test, rdmalock_conn_fail_kind(conn), kind, "%s", what);
+}
+
+/*
+ * Someone claims to be node 0, which is connected: its attempt, failing
+ * before it proved the key, is refused on its own account and leaves
+ * node 0's failures alone; so is one superseded by a newer claim, one
+ * claiming a node that is down, and one claiming to be this node.
+ */
+static void claimed_node_is_not_charged_with_refusal(struct kunit *test)
+{
+	struct rdmalock_fabric *fabric = fail_fabric(test);
+	struct rdmalock_peer *node0 = &fabric->peers[0];
+	struct rdmalock_conn *live, *claim, *older, *down, *loop;
+
+	live = fail_conn(test, fabric, node0, false, RDMALOCK_CONN_READY);
+	node0->conn = live;
+	claim = fail_conn(test, fabric, node0, false, RDMALOCK_CONN_CONNECTING);
+	node0->pending = claim;
+	older = fail_conn(test, fabric, node0, false, RDMALOCK_CONN_CONNECTING);
+	expect_fail_kind(test, claim, RDMALOCK_FAIL_REFUSED, "pending claim");
+	expect_fail_kind(test, older, RDMALOCK_FAIL_REFUSED, "superseded claim");
+	expect_fail_kind(test, live, RDMALOCK_FAIL_PEER, "the node's own");
+
+	node0->conn = NULL;
+	down = fail_conn(test, fabric, node0, false, RDMALOCK_CONN_CONNECTING);
+	node0->pending = down;
+	expect_fail_kind(test, down, RDMALOCK_FAIL_REFUSED, "claiming a node down");
+
+	fabric->loop_passive = fail_conn(test, fabric, NULL, false,
+					 RDMALOCK_CONN_READY);
+	loop = fail_conn(test, fabric, NULL, false, RDMALOCK_CONN_CONNECTING);
+	expect_fail_kind(test, loop, RDMALOCK_FAIL_REFUSED, "claiming this node");
+}
+
+/*
+ * What is, or was, a node's connection counts against it, as before:
+ * our attempts to connect to it, its accepted connection once it proved
+ * the key (up or not yet), and one it replaced by a newer one. The
+ * loopback's passive end never does: the active end speaks for it.
+ */
+static void node_own_connection_failures_count(struct kunit *test)
+{
+	struct rdmalock_fabric *fabric = fail_fabric(test);
+	struct rdmalock_peer *node0 = &fabric->peers[0];
+	struct rdmalock_peer *node2 = &fabric->peers[2];
+	struct rdmalock_conn *old;
+
+	node2->conn = fail_conn(test, fabric, node2, true, RDMALOCK_CONN_CONNECTING);
+	expect_fail_kind(test, node2->conn, RDMALOCK_FAIL_PEER, "our attempt");
+	node2->conn->state = RDMALOCK_CONN_READY;
+	expect_fail_kind(test, node2->conn, RDMALOCK_FAIL_PEER, "ours, ready");
+
+	old = fail_conn(test, fabric, node0, false, RDMALOCK_CONN_CONNECTING);
+	node0->conn = old;
+	expect_fail_kind(test, old, RDMALOCK_FAIL_PEER, "proved, not up yet");
+	old->state = RDMALOCK_CONN_UP;
+	node0->conn = fail_conn(test, fabric, node0, false, RDMALOCK_CONN_CONNECTING);
+	expect_fail_kind(test, old, RDMALOCK_FAIL_PEER, "replaced");
+
+	fabric->loop_passive = fail_conn(test, fabric, NULL, false,
+					 RDMALOCK_CONN_CONNECTING);
+	expect_fail_kind(test, fabric->loop_passive, RDMALOCK_FAIL_QUIET,
+			 "loopback's passive end");
+	fabric->loop_passive->state = RDMALOCK_CONN_READY;
+	expect_fail_kind(test, fabric->loop_passive, RDMALOCK_FAIL_QUIET,
+			 "loopback's passive end, ready");
+}
+
+/* A domain being destroyed says only which connections it lost. */
+static void stopping_domain_reports_only_lost_connections(struct kunit *test)
+{
+	struct rdmalock_fabric *fabric = fail_fabric(test);
+	struct rdmalock_peer *node0 = &fabric->peers[0];
+	struct rdmalock_peer *node2 = &fabric->peers[2];
+	struct rdmalock_conn *claim;
+
+	fabric->stopping = true;
+	node2->conn = fail_conn(test, fabric, node2, true, RDMALOCK_CONN_CONNECTING);
+	expect_fail_kind(test, node2->conn, RDMALOCK_FAIL_QUIET, "our attempt");
+	node0->conn = fail_conn(test, fabric, node0, false, RDMALOCK_CONN_READY);
+	expect_fail_kind(test, node0->conn, RDMALOCK_FAIL_PEER, "the node's own");
+	claim = fail_conn(test, fabric, node0, false, RDMALOCK_CONN_CONNECTING);
+	node0->pending = claim;
+	expect_fail_kind(test, claim, RDMALOCK_FAIL_QUIET, "a claim");
+}
+
+/* Only a message that its sender gives up is a failed send. */
+static void send_lost_only_when_given_up(struct kunit *test)
+{
+	KUNIT_EXPECT_FALSE(test, rdmalock_msg_send_lost(-ENOBUFS, true));
+	KUNIT_EXPECT_FALSE(test, rdmalock_msg_send_lost(-ENOMEM, true));
+	KUNIT_EXPECT_TRUE(test, rdmalock_msg_send_lost(-ENOTCONN, true));
+	KUNIT_EXPECT_TRUE(test, rdmalock_msg_send_lost(-EIO, true));
+	KUNIT_EXPECT_TRUE(test, rdmalock_msg_send_lost(-ENOBUFS, false));
+	KUNIT_EXPECT_TRUE(test, rdmalock_msg_send_lost(-ENOMEM, false));
+	KUNIT_EXPECT_TRUE(test, rdmalock_msg_send_lost(-ENOTCONN, false));
+}
+
+/*
+ * A connection to node 1 of a fabric never started, its send queue full:
+ * an answer the fabric owes finds no room, is kept and sent again, and
+ * none of that is a failed send; a user's message is lost (its sender
+ * gets -ENOBUFS), and so is an answer on a failed connection.
+ */
+static void answer_waiting_for_room_is_no_failed_send(struct kunit *test)
+{
+	struct rdmalock_msg_answer ans = { .type = RDMALOCK_MSG_RMW_RESP, .len = 16 };
+	struct rdmalock_verb_counters *cnt;
+	struct rdmalock_fabric *fabric;
+	struct rdmalock_conn *conn;
+	int i;
+
+	fabric = kunit_kzalloc(test, sizeof(*fabric), GFP_KERNEL);
+	conn = kunit_kzalloc(test, sizeof(*conn), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, fabric);
+	KUNIT_ASSERT_NOT_NULL(test, conn);
+	/* Read, never used: nothing is posted. */
+	fabric->pd = kunit_kzalloc(test, sizeof(*fabric->pd), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, fabric->pd);
+	fabric->attr.num_nodes = 2;
+	fabric->peers[1].fabric = fabric;
+	fabric->peers[1].node = 1;
+	kref_init(&conn->ref);
+	conn->fabric = fabric;
+	conn->peer = &fabric->peers[1];
+	conn->state = RDMALOCK_CONN_READY;
+	spin_lock_init(&conn->post_lock);
+	atomic_set(&conn->sq_used, RDMALOCK_SQ_DEPTH - 1);
+	cnt = &fabric->peers[1].verbs[RDMALOCK_VERB_SEND];
+
+	for (i = 0; i < 3; i++)
+		KUNIT_EXPECT_EQ(test, rdmalock_msg_send_answer(conn, &ans), -ENOBUFS);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&cnt->posted), 0);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&cnt->failed), 0);
+
+	KUNIT_EXPECT_EQ(test, rdmalock_msg_conn_send(conn, RDMALOCK_MSG_USER_FIRST,
+						     NULL, 0), -ENOBUFS);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&cnt->posted), 1);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&cnt->failed), 1);
+
+	conn->state = RDMALOCK_CONN_FAILED;
+	KUNIT_EXPECT_EQ(test, rdmalock_msg_send_answer(conn, &ans), -ENOTCONN);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&cnt->posted), 2);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&cnt->failed), 2);
+	KUNIT_EXPECT_EQ(test, kref_read(&conn->ref), 1);
+}
+
 static struct kunit_case rdmalock_fabric_cases[] = {
 	KUNIT_CASE(range_inside_is_accepted),
 	KUNIT_CASE(range_outside_is_rejected),
@@ -702,6 +891,11 @@ static struct kunit_case rdmalock_fabric_cases[] = {
 	KUNIT_CASE(invalidation_of_our_rkey_is_seen),
 	KUNIT_CASE(other_completions_are_no_invalidation),
 	KUNIT_CASE(user_gets_only_its_message_types),
+	KUNIT_CASE(claimed_node_is_not_charged_with_refusal),
+	KUNIT_CASE(node_own_connection_failures_count),
+	KUNIT_CASE(stopping_domain_reports_only_lost_connections),
+	KUNIT_CASE(send_lost_only_when_given_up),
+	KUNIT_CASE(answer_waiting_for_room_is_no_failed_send),
 	{}
 };
 

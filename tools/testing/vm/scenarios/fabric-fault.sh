@@ -11,13 +11,17 @@
 # failed; a dropped message takes the connection down and it comes back;
 # with every verb completion and message delayed, storms on every node
 # and a ShiftLock torture stay exact; with the faults off again, a storm
-# is exact. The harness fails the run on any splat.
+# is exact; a request that reaches a node whose connection is up but not
+# yet ready is answered once it is, not into a connection it cannot send
+# on; rxe0 removed while a domain is being created returns, and the
+# creation fails. The harness fails the run on any splat.
 . ./lib.sh
 
 DOMAIN=flt
 F=/sys/kernel/debug/rdmalock/fault
 n=$(num_nodes)
 peer=$(((VMTEST_NODE + 1) % n))
+prev=$(((VMTEST_NODE + n - 1) % n))
 PEER_BIT=$((1 << peer))
 # RDMALOCK_VERB_* and message types as filter bits.
 VERB_READ=1
@@ -60,14 +64,20 @@ failed() {
 		END { print v + 0 }'
 }
 
-# connects NODE: how many times this node's connection to NODE was made.
+# connects NODE [DOMAIN]: how many times this node's connection to NODE
+# was made.
 connects() {
-	ctl domain status $DOMAIN |
+	ctl domain status "${2:-$DOMAIN}" |
 		sed -n "s/^  node $1: .*connected \([0-9]*\) times/\1/p"
 }
 
-# more_connects NODE N: the connection to NODE was made more than N times.
-more_connects() { [ "$(connects "$1")" -gt "$2" ]; }
+# more_connects NODE N [DOMAIN]: the connection to NODE was made more
+# than N times.
+more_connects() { [ "$(connects "$1" "$3")" -gt "$2" ]; }
+
+# node_ready DOMAIN NODE: this node's connection to NODE is offered to
+# users.
+node_ready() { ctl domain status "$1" | grep -q "^  node $2: up,"; }
 
 # injected_past NAME N: fault NAME was injected more than N times.
 injected_past() { [ "$(injected "$1")" -gt "$2" ]; }
@@ -203,12 +213,58 @@ knobs_off() {
 		[ "$(cat $F/*/verbose | sort -u)" = 0 ]
 }
 
-unload() {
-	ctl domain destroy flt-shift && ctl domain destroy $DOMAIN &&
-		rmmod rdmalock
+# Each node's atomics probe toward its peer takes 3 s more (less than
+# the heartbeat timeout, 5 s: a node sends no heartbeat on a connection
+# that is not ready), and the connection to the peer is made again;
+# this node, ready toward the node
+# before it at once, takes a ShiftLock write lock homed there, which
+# asks that node to enqueue it and waits for its answer. That node must
+# hold the request until its connection is ready, and then answer: no
+# ShiftLock message may be lost, and the lock comes.
+ready_late() {
+	local c0
+
+	lost >/tmp/lost-before || return 1
+	c0=$(connects $prev flt-shift)
+	fault delay_ready nodes=$PEER_BIT delay_ms=3000 interval=1 times=-1 \
+		probability=100 || return 1
+	barrier ready-late-armed || return 1
+	fault drop_msg nodes=$PEER_BIT types=$MSG_HEARTBEAT interval=1 times=1 \
+		probability=100 || return 1
+	retry 30 more_connects $prev "$c0" flt-shift &&
+		retry 5 node_ready flt-shift $prev &&
+		ctl lock flt-shift $prev --timeout 30000 -- true &&
+		injected_past delay_ready 0
 }
 
-tap_plan 18
+lost() { dmesg | grep -c 'ShiftLock message .* lost' || :; }
+
+no_message_lost() { [ "$(lost)" -eq "$(cat /tmp/lost-before)" ]; }
+
+gone() { ! kill -0 "$1" 2>/dev/null; }
+
+# rxe0 is removed while a domain is being created on it (its loopback's
+# probe stretched to 3 s): the removal returns, the creation fails.
+remove_during_create() {
+	local pid i0 rc=0
+
+	i0=$(injected delay_ready)
+	fault delay_ready nodes=$((1 << VMTEST_NODE)) delay_ms=3000 interval=1 \
+		times=1 probability=100 || return 1
+	ctl domain create flt-gone --node-id "$VMTEST_NODE" --nodes "$VMTEST_NODES" \
+		--key-file "$(key_file)" --algo cas --locks-per-node 8 --port 7222 &
+	pid=$!
+	sleep 1
+	# In the background: a removal that waits for ever cannot be killed.
+	rdma link delete rxe0 &
+	retry 30 gone $! || rc=1
+	wait $pid && rc=1
+	injected_past delay_ready "$i0" && [ $rc -eq 0 ]
+}
+
+unload() { ctl domain destroy flt-shift && rmmod rdmalock; }
+
+tap_plan 22
 kmemleak_forget
 tap_check "rdmalock.ko loads" load_rdmalock
 tap_check "the fault knobs are in debugfs, every fault off and quiet" knobs_off
@@ -243,6 +299,17 @@ tap_check "ShiftLock torture with every verb and message delayed: exact" \
 faults_off
 barrier faults-off
 tap_check "faults off: a storm on node $peer is exact again" exact_storm
+barrier storm-exact
+tap_check "cas domain destroyed" ctl domain destroy $DOMAIN
+tap_check "a lock asked of a node whose connection is not ready yet comes" \
+	ready_late
+faults_off
+barrier ready-late
+tap_check "and no ShiftLock message was lost" no_message_lost
+barrier remove
+tap_check "rxe0 removed while a domain is created: the removal returns, the creation fails" \
+	remove_during_create
+faults_off
 barrier finished
 tap_check "domains destroyed, rdmalock.ko unloads" unload
 tap_kmemleak

@@ -251,9 +251,9 @@ wrong_key_refused() {
 	auth_create --key-file "$(key_file)" && retry 60 good_peers_up || return 1
 	GOOD_CONNECTS=$(good_connects)
 	echo "good connections: $GOOD_CONNECTS" >&2
-	# Logged once: further failures only once a minute.
+	# Each attempt is refused on its own account, not as node 0's.
 	retry 30 logged_times 1 \
-		"$AUTH: node 0: connection failed: closed by the peer before it proved the domain key" &&
+		"$AUTH: refused a connection claiming node 0 from $(node_addr 0): closed by the peer before it proved the domain key" &&
 		node0_not_up && [ "$(good_connects)" = "$GOOD_CONNECTS" ]
 }
 
