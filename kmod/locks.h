@@ -86,6 +86,7 @@ static inline u32 rdmalock_locks_len(u32 locks_per_node)
 #define RDMALOCK_SL_HOME_LOCKS	256
 
 struct rdmalock_lockspace;
+struct rdmalock_ls_params;
 
 /**
  * struct rdmalock_sl - a ShiftLock acquisition's own state
@@ -147,6 +148,8 @@ struct rdmalock_sl {
  * @local: ALock: this acquisition is in the home node's cohort
  * @lost: its descriptor may still be named by a broken queue: never reuse
  * @sl: ShiftLock's state
+ * @priv: the algorithm's own state of the acquisition; see
+ *	rdmalock_waiter_priv()
  */
 struct rdmalock_waiter {
 	struct rdmalock_lockspace *ls;
@@ -165,6 +168,7 @@ struct rdmalock_waiter {
 	bool local;
 	bool lost;
 	struct rdmalock_sl sl;
+	void *priv;
 };
 
 /**
@@ -187,9 +191,21 @@ struct rdmalock_how {
  * @shared: grants RDMALOCK_MODE_SH to several holders at once
  * @broken: a deliberately broken test lock, which may wedge itself: the
  *	torture's RDMALOCK_RUN_RESET clears its word too, between rounds
+ * @ls_size: bytes of its state of a lockspace, zeroed, at
+ *	rdmalock_algo_data(); 0 for none
+ * @waiter_size: bytes of its state of an acquisition, zeroed as the
+ *	descriptor is allocated, at rdmalock_waiter_priv(); 0 for none
+ * @init: sets up its state of the lockspace from the domain's parameters,
+ *	which are valid; there is no fabric yet. Optional.
  * @attach: called once the lockspace has its fabric; optional. It installs
  *	its message handlers only after everything that can fail: on failure
  *	the lockspace is freed while the fabric lives on.
+ * @detach: frees what @init and @attach made, once the fabric is gone;
+ *	called whether or not @attach ran or failed. Optional.
+ * @end: the acquisition is over and its descriptor is about to be freed:
+ *	nothing that comes later may take it for this acquisition; not
+ *	called for a lost descriptor, which stays this acquisition's.
+ *	Optional.
  * @acquire: take the lock for @w. On failure the descriptor is freed by
  *	the caller unless @w is abandoned (its grant will be passed on) or
  *	lost. Process context.
@@ -200,7 +216,13 @@ struct rdmalock_algo {
 	const char *name;
 	bool shared;
 	bool broken;
+	size_t ls_size;
+	size_t waiter_size;
+	void (*init)(struct rdmalock_lockspace *ls,
+		     const struct rdmalock_ls_params *params);
 	int (*attach)(struct rdmalock_lockspace *ls);
+	void (*detach)(struct rdmalock_lockspace *ls);
+	void (*end)(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w);
 	int (*acquire)(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w,
 		       const struct rdmalock_how *how);
 	int (*release)(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w);
@@ -240,6 +262,9 @@ struct rdmalock_ls_params {
  * @fabric: the domain's fabric; NULL in KUnit tests of one node's locks
  * @region: this node's region, for its CPU
  * @algo: the domain's algorithm
+ * @algo_data: its state of the lockspace; see rdmalock_algo_data()
+ * @waiter_data: its state of every acquisition, @algo->waiter_size bytes
+ *	per descriptor
  * @self: this node's id
  * @num_nodes: nodes in the domain
  * @locks_per_node: lock table slots per node
@@ -272,6 +297,8 @@ struct rdmalock_lockspace {
 	struct rdmalock_fabric *fabric;
 	void *region;
 	const struct rdmalock_algo *algo;
+	void *algo_data;
+	void *waiter_data;
 	u32 self;
 	u32 num_nodes;
 	u32 locks_per_node;
@@ -295,6 +322,18 @@ struct rdmalock_lockspace {
 	atomic_t lost;
 	struct rdmalock_waiter waiters[RDMALOCK_DESC_COUNT];
 };
+
+/* The algorithm's state of a lockspace: &rdmalock_algo.ls_size bytes. */
+static inline void *rdmalock_algo_data(struct rdmalock_lockspace *ls)
+{
+	return ls->algo_data;
+}
+
+/* The algorithm's state of an acquisition: &rdmalock_algo.waiter_size bytes. */
+static inline void *rdmalock_waiter_priv(struct rdmalock_waiter *w)
+{
+	return w->priv;
+}
 
 /* lockspace.c */
 int rdmalock_lockspace_create(struct rdmalock_fabric *fabric,

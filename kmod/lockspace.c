@@ -488,6 +488,8 @@ struct rdmalock_waiter *rdmalock_desc_alloc(struct rdmalock_lockspace *ls)
 	w->local = false;
 	w->lost = false;
 	memset(&w->sl, 0, sizeof(w->sl));
+	if (ls->algo->waiter_size)
+		memset(w->priv, 0, ls->algo->waiter_size);
 	WRITE_ONCE(*rdmalock_desc_word(ls, idx, RDMALOCK_DESC_BUDGET), (u64)-1);
 	WRITE_ONCE(*rdmalock_desc_word(ls, idx, RDMALOCK_DESC_NEXT), 0);
 	return w;
@@ -506,6 +508,8 @@ void rdmalock_desc_free(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w
 	}
 	/* A late message must not find a writer here once the bit is clear. */
 	WRITE_ONCE(w->sl.writer, false);
+	if (ls->algo->end)
+		ls->algo->end(ls, w);
 	spin_lock(&ls->pool_lock);
 	__clear_bit(w->idx, ls->used);
 	spin_unlock(&ls->pool_lock);
@@ -538,7 +542,9 @@ static const struct rdmalock_algo *rdmalock_algo_find(u32 algo)
  * @params: the algorithm and its parameters
  *
  * With no fabric yet: enough for locks homed on this node, which is how
- * KUnit tests ALock's local cohort without any RDMA.
+ * KUnit tests ALock's local cohort without any RDMA. The algorithm's
+ * state of the lockspace and of each descriptor is allocated here, and
+ * set up by its init.
  *
  * Context: process context.
  * Return: the lockspace, or ERR_PTR(-EOPNOTSUPP) for an algorithm not
@@ -560,11 +566,20 @@ rdmalock_lockspace_alloc(const struct rdmalock_fabric_attr *attr, void *region,
 	ls = kvzalloc(sizeof(*ls), GFP_KERNEL);
 	if (!ls)
 		return ERR_PTR(-ENOMEM);
-	ls->wq = alloc_workqueue("rdmalock-%s", WQ_UNBOUND, 0, attr->name);
-	if (!ls->wq) {
-		kvfree(ls);
-		return ERR_PTR(-ENOMEM);
+	if (ops->ls_size) {
+		ls->algo_data = kvzalloc(ops->ls_size, GFP_KERNEL);
+		if (!ls->algo_data)
+			goto err_free;
 	}
+	if (ops->waiter_size) {
+		ls->waiter_data = kvcalloc(RDMALOCK_DESC_COUNT, ops->waiter_size,
+					   GFP_KERNEL);
+		if (!ls->waiter_data)
+			goto err_free;
+	}
+	ls->wq = alloc_workqueue("rdmalock-%s", WQ_UNBOUND, 0, attr->name);
+	if (!ls->wq)
+		goto err_free;
 	ls->name = attr->name;
 	ls->region = region;
 	ls->algo = ops;
@@ -584,10 +599,20 @@ rdmalock_lockspace_alloc(const struct rdmalock_fabric_attr *attr, void *region,
 	for (i = 0; i < RDMALOCK_DESC_COUNT; i++) {
 		ls->waiters[i].ls = ls;
 		ls->waiters[i].idx = i;
+		if (ops->waiter_size)
+			ls->waiters[i].priv = ls->waiter_data + i * ops->waiter_size;
 		init_waitqueue_head(&ls->waiters[i].wq);
 		INIT_WORK(&ls->waiters[i].abandon_work, rdmalock_abandoned);
 	}
+	if (ops->init)
+		ops->init(ls, params);
 	return ls;
+
+err_free:
+	kvfree(ls->waiter_data);
+	kvfree(ls->algo_data);
+	kvfree(ls);
+	return ERR_PTR(-ENOMEM);
 }
 EXPORT_SYMBOL_IF_KUNIT(rdmalock_lockspace_alloc);
 
@@ -676,6 +701,8 @@ EXPORT_SYMBOL_IF_KUNIT(rdmalock_lockspace_stop);
 /**
  * rdmalock_lockspace_free() - free it, once the fabric is gone
  * @ls: the lockspace, stopped
+ *
+ * The algorithm's detach frees what its init and attach made.
  */
 void rdmalock_lockspace_free(struct rdmalock_lockspace *ls)
 {
@@ -684,6 +711,10 @@ void rdmalock_lockspace_free(struct rdmalock_lockspace *ls)
 	for (i = 0; i < RDMALOCK_SL_HOME_LOCKS; i++)
 		mutex_destroy(&ls->sl_home_lock[i]);
 	kvfree(ls->sl_guess);
+	if (ls->algo->detach)
+		ls->algo->detach(ls);
+	kvfree(ls->waiter_data);
+	kvfree(ls->algo_data);
 	kvfree(ls);
 }
 EXPORT_SYMBOL_IF_KUNIT(rdmalock_lockspace_free);
