@@ -19,8 +19,6 @@
 #include <linux/atomic.h>
 #include <linux/bitmap.h>
 #include <linux/build_bug.h>
-#include <linux/ktime.h>
-#include <linux/mutex.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
@@ -82,53 +80,8 @@ static inline u32 rdmalock_locks_len(u32 locks_per_node)
 
 #define RDMALOCK_NO_NODE	U32_MAX
 
-/* ShiftLock: locks homed here whose words the home node changes at once. */
-#define RDMALOCK_SL_HOME_LOCKS	256
-
 struct rdmalock_lockspace;
 struct rdmalock_ls_params;
-
-/**
- * struct rdmalock_sl - a ShiftLock acquisition's own state
- * @writer: it queued as a writer (messages for it are accepted)
- * @epoch: the lock's epoch while it holds
- * @cur_rel: the lock's RelCnt while it holds (no one else changes it)
- * @cons: consecutive writers before it since readers last had the lock
- * @succ: the successor's descriptor, from its Successor message
- * @msg_rel: from Handover, RelCnt; from ModeChanged, the RelCnt to wait for
- * @msg_cons: from Handover, @cons
- * @msg_epoch: from Handover or ModeChanged, the epoch
- * @msg_time: when the last message for it was processed
- * @lease_start: no later than the moment it got the lock
- * @seen_rel: RelCnt as last seen while waiting
- * @rel_known: @seen_rel has been seen; until then no leap can be told
- * @era: the lock's era when @seen_rel was first seen
- * @era_known: @era has been read
- * @changed: when @seen_rel was first seen
- * @checked: when the lock was last looked at
- * @done_word: from Done, the word the home node's last atomic returned
- * @done_err: from Done, 0 or the error of the home node's work
- */
-struct rdmalock_sl {
-	bool writer;
-	bool epoch;
-	u32 cur_rel;
-	u32 cons;
-	u64 succ;
-	u32 msg_rel;
-	u32 msg_cons;
-	bool msg_epoch;
-	ktime_t msg_time;
-	ktime_t lease_start;
-	u32 seen_rel;
-	bool rel_known;
-	u64 era;
-	bool era_known;
-	ktime_t changed;
-	ktime_t checked;
-	u64 done_word;
-	int done_err;
-};
 
 /**
  * struct rdmalock_waiter - one acquisition, and its descriptor
@@ -147,7 +100,6 @@ struct rdmalock_sl {
  * @budget: ALock: the budget this holder passes on, less one
  * @local: ALock: this acquisition is in the home node's cohort
  * @lost: its descriptor may still be named by a broken queue: never reuse
- * @sl: ShiftLock's state
  * @priv: the algorithm's own state of the acquisition; see
  *	rdmalock_waiter_priv()
  */
@@ -167,7 +119,6 @@ struct rdmalock_waiter {
 	s64 budget;
 	bool local;
 	bool lost;
-	struct rdmalock_sl sl;
 	void *priv;
 };
 
@@ -270,15 +221,6 @@ struct rdmalock_ls_params {
  * @locks_per_node: lock table slots per node
  * @budget_local: ALock's budget for the home node's cohort
  * @budget_remote: ALock's budget for the peers' cohort
- * @lease: ShiftLock's lease, in nanoseconds
- * @writer_batch: ShiftLock's consecutive writers before readers
- * @writer_cas: ShiftLock's CAS a writer tries before it asks the home
- *	node; 0: none, and only the home node changes TailId
- * @sl_guess: ShiftLock: each lock's word as this node last saw it, the
- *	guess for its next compare-and-swap
- * @sl_home_lock: ShiftLock: one change at a time by this home node to the
- *	word of a lock homed here (a reset, a writer's request), by slot
- *	modulo %RDMALOCK_SL_HOME_LOCKS
  * @wq: runs abandoned acquisitions' hand-overs
  * @stop_lock: orders queueing on @wq with its destruction
  * @stopping: the domain is going; queue nothing more
@@ -304,11 +246,6 @@ struct rdmalock_lockspace {
 	u32 locks_per_node;
 	u32 budget_local;
 	u32 budget_remote;
-	u64 lease;
-	u32 writer_batch;
-	u32 writer_cas;
-	u64 *sl_guess;
-	struct mutex sl_home_lock[RDMALOCK_SL_HOME_LOCKS]; /* see above */
 	struct workqueue_struct *wq;
 	spinlock_t stop_lock;		/* see @stop_lock above */
 	bool stopping;

@@ -487,7 +487,6 @@ struct rdmalock_waiter *rdmalock_desc_alloc(struct rdmalock_lockspace *ls)
 	w->budget = 0;
 	w->local = false;
 	w->lost = false;
-	memset(&w->sl, 0, sizeof(w->sl));
 	if (ls->algo->waiter_size)
 		memset(w->priv, 0, ls->algo->waiter_size);
 	WRITE_ONCE(*rdmalock_desc_word(ls, idx, RDMALOCK_DESC_BUDGET), (u64)-1);
@@ -506,8 +505,6 @@ void rdmalock_desc_free(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w
 		atomic_inc(&ls->lost);
 		return;
 	}
-	/* A late message must not find a writer here once the bit is clear. */
-	WRITE_ONCE(w->sl.writer, false);
 	if (ls->algo->end)
 		ls->algo->end(ls, w);
 	spin_lock(&ls->pool_lock);
@@ -588,12 +585,6 @@ rdmalock_lockspace_alloc(const struct rdmalock_fabric_attr *attr, void *region,
 	ls->locks_per_node = params->locks_per_node;
 	ls->budget_local = params->budget_local ?: RDMALOCK_ALOCK_BUDGET_LOCAL;
 	ls->budget_remote = params->budget_remote ?: RDMALOCK_ALOCK_BUDGET_REMOTE;
-	ls->lease = (u64)(params->lease_ms ?: RDMALOCK_SHIFTLOCK_LEASE_MS) *
-		    NSEC_PER_MSEC;
-	ls->writer_batch = params->writer_batch ?: RDMALOCK_SHIFTLOCK_WRITERS;
-	ls->writer_cas = params->writer_cas;
-	for (i = 0; i < RDMALOCK_SL_HOME_LOCKS; i++)
-		mutex_init(&ls->sl_home_lock[i]);
 	spin_lock_init(&ls->pool_lock);
 	spin_lock_init(&ls->stop_lock);
 	for (i = 0; i < RDMALOCK_DESC_COUNT; i++) {
@@ -706,11 +697,6 @@ EXPORT_SYMBOL_IF_KUNIT(rdmalock_lockspace_stop);
  */
 void rdmalock_lockspace_free(struct rdmalock_lockspace *ls)
 {
-	int i;
-
-	for (i = 0; i < RDMALOCK_SL_HOME_LOCKS; i++)
-		mutex_destroy(&ls->sl_home_lock[i]);
-	kvfree(ls->sl_guess);
 	if (ls->algo->detach)
 		ls->algo->detach(ls);
 	kvfree(ls->waiter_data);

@@ -52,6 +52,8 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/delay.h>
+#include <linux/ktime.h>
+#include <linux/mutex.h>
 #include <linux/slab.h>
 
 #include "locks.h"
@@ -60,6 +62,81 @@
 
 #define SL_POLL_MAX_US		1000
 #define SL_TRY_CAS		4
+
+/* Locks homed here whose words the home node changes one at a time. */
+#define SL_HOME_LOCKS		256
+
+/**
+ * struct rdmalock_sl - a ShiftLock acquisition's own state
+ * @writer: it queued as a writer (messages for it are accepted)
+ * @epoch: the lock's epoch while it holds
+ * @cur_rel: the lock's RelCnt while it holds (no one else changes it)
+ * @cons: consecutive writers before it since readers last had the lock
+ * @succ: the successor's descriptor, from its Successor message
+ * @msg_rel: from Handover, RelCnt; from ModeChanged, the RelCnt to wait for
+ * @msg_cons: from Handover, @cons
+ * @msg_epoch: from Handover or ModeChanged, the epoch
+ * @msg_time: when the last message for it was processed
+ * @lease_start: no later than the moment it got the lock
+ * @seen_rel: RelCnt as last seen while waiting
+ * @rel_known: @seen_rel has been seen; until then no leap can be told
+ * @era: the lock's era when @seen_rel was first seen
+ * @era_known: @era has been read
+ * @changed: when @seen_rel was first seen
+ * @checked: when the lock was last looked at
+ * @done_word: from Done, the word the home node's last atomic returned
+ * @done_err: from Done, 0 or the error of the home node's work
+ */
+struct rdmalock_sl {
+	bool writer;
+	bool epoch;
+	u32 cur_rel;
+	u32 cons;
+	u64 succ;
+	u32 msg_rel;
+	u32 msg_cons;
+	bool msg_epoch;
+	ktime_t msg_time;
+	ktime_t lease_start;
+	u32 seen_rel;
+	bool rel_known;
+	u64 era;
+	bool era_known;
+	ktime_t changed;
+	ktime_t checked;
+	u64 done_word;
+	int done_err;
+};
+
+/**
+ * struct rdmalock_sl_ls - ShiftLock's state of a lockspace
+ * @lease: the lease, in nanoseconds
+ * @writer_batch: consecutive writers before readers
+ * @writer_cas: CAS a writer tries before it asks the home node; 0: none,
+ *	and only the home node changes TailId
+ * @guess: each lock's word as this node last saw it, the guess for its
+ *	next compare-and-swap
+ * @home_lock: one change at a time by this home node to the word of a
+ *	lock homed here (a reset, a writer's request), by slot modulo
+ *	%SL_HOME_LOCKS
+ */
+struct rdmalock_sl_ls {
+	u64 lease;
+	u32 writer_batch;
+	u32 writer_cas;
+	u64 *guess;
+	struct mutex home_lock[SL_HOME_LOCKS]; /* see above */
+};
+
+static struct rdmalock_sl_ls *sl_ls(struct rdmalock_lockspace *ls)
+{
+	return rdmalock_algo_data(ls);
+}
+
+static struct rdmalock_sl *sl_w(struct rdmalock_waiter *w)
+{
+	return rdmalock_waiter_priv(w);
+}
 
 /* A request from another node, done by the home node in process context. */
 struct rdmalock_sl_job {
@@ -242,7 +319,7 @@ static u64 rdmalock_sl_slot(u64 slot_off)
 static u64 *rdmalock_sl_guess(struct rdmalock_lockspace *ls, u32 home,
 			      u64 slot_off)
 {
-	return &ls->sl_guess[(u64)home * ls->locks_per_node +
+	return &sl_ls(ls)->guess[(u64)home * ls->locks_per_node +
 			     rdmalock_sl_slot(slot_off)];
 }
 
@@ -250,8 +327,8 @@ static u64 *rdmalock_sl_guess(struct rdmalock_lockspace *ls, u32 home,
 static struct mutex *rdmalock_sl_home_lock(struct rdmalock_lockspace *ls,
 					   u64 slot_off)
 {
-	return &ls->sl_home_lock[rdmalock_sl_slot(slot_off) %
-				 RDMALOCK_SL_HOME_LOCKS];
+	return &sl_ls(ls)->home_lock[rdmalock_sl_slot(slot_off) %
+				 SL_HOME_LOCKS];
 }
 
 /*
@@ -382,7 +459,7 @@ static int rdmalock_sl_home_enqueue(struct rdmalock_lockspace *ls,
 	u32 tail;
 	int ret;
 
-	if (ls->writer_cas)
+	if (sl_ls(ls)->writer_cas)
 		return rdmalock_sl_swap_tail(ls, ls->self, slot_off, me,
 					     RDMALOCK_SHIFTLOCK_WRITER_CAS_ONLY, old);
 	tail = sl_tail(rdmalock_sl_expect(ls, ls->self, slot_off));
@@ -403,7 +480,7 @@ static int rdmalock_sl_home_release(struct rdmalock_lockspace *ls,
 {
 	int ret;
 
-	if (ls->writer_cas)
+	if (sl_ls(ls)->writer_cas)
 		return rdmalock_sl_clear_tail(ls, ls->self, slot_off, rel, epoch,
 					      me, RDMALOCK_SHIFTLOCK_WRITER_CAS_ONLY,
 					      old);
@@ -474,7 +551,7 @@ static u32 rdmalock_sl_me(struct rdmalock_lockspace *ls,
 static int rdmalock_sl_send(struct rdmalock_lockspace *ls, u32 node, u8 type,
 			    const struct rdmalock_sl_msg *m)
 {
-	ktime_t end = ktime_add_ns(ktime_get(), ls->lease / 4);
+	ktime_t end = ktime_add_ns(ktime_get(), sl_ls(ls)->lease / 4);
 	int ret;
 
 	for (;;) {
@@ -622,7 +699,7 @@ static void rdmalock_sl_deliver(struct rdmalock_lockspace *ls, u8 type,
 	u32 cur_gen = READ_ONCE(w->gen);
 	unsigned int event;
 
-	if (!test_bit(idx, ls->used) || !READ_ONCE(w->sl.writer) ||
+	if (!test_bit(idx, ls->used) || !READ_ONCE(sl_w(w)->writer) ||
 	    READ_ONCE(w->home) != be32_to_cpu(m->home) ||
 	    READ_ONCE(w->slot_off) != be64_to_cpu(m->slot_off) ||
 	    (gen && gen != cur_gen)) {
@@ -632,22 +709,22 @@ static void rdmalock_sl_deliver(struct rdmalock_lockspace *ls, u8 type,
 	}
 	switch (type) {
 	case SL_MSG_SUCCESSOR:
-		w->sl.succ = be64_to_cpu(m->who);
+		sl_w(w)->succ = be64_to_cpu(m->who);
 		event = RDMALOCK_EV_LINK;
 		break;
 	case SL_MSG_DONE:
-		w->sl.done_word = be64_to_cpu(m->who);
-		w->sl.done_err = -(int)be32_to_cpu(m->cons);
+		sl_w(w)->done_word = be64_to_cpu(m->who);
+		sl_w(w)->done_err = -(int)be32_to_cpu(m->cons);
 		event = RDMALOCK_EV_DONE;
 		break;
 	case SL_MSG_HANDOVER:
-		w->sl.msg_cons = be32_to_cpu(m->cons);
+		sl_w(w)->msg_cons = be32_to_cpu(m->cons);
 		fallthrough;
 	default:
 		/* Stands in for the NIC's receive timestamp, which verbs do not give. */
-		w->sl.msg_time = ktime_get();
-		w->sl.msg_rel = be32_to_cpu(m->rel);
-		w->sl.msg_epoch = m->epoch;
+		sl_w(w)->msg_time = ktime_get();
+		sl_w(w)->msg_rel = be32_to_cpu(m->rel);
+		sl_w(w)->msg_epoch = m->epoch;
 		event = type == SL_MSG_HANDOVER ? RDMALOCK_EV_GRANT : RDMALOCK_EV_MODE;
 		break;
 	}
@@ -684,11 +761,11 @@ static void rdmalock_sl_msg_handle(struct rdmalock_fabric *fabric, u32 node,
 /* Starts watching the lock for progress, from the word an atomic returned. */
 static void rdmalock_sl_watch_start(struct rdmalock_waiter *w, u64 word)
 {
-	w->sl.seen_rel = sl_rel(word);
-	w->sl.rel_known = true;
-	w->sl.era_known = false;
-	w->sl.changed = ktime_get();
-	w->sl.checked = w->sl.changed;
+	sl_w(w)->seen_rel = sl_rel(word);
+	sl_w(w)->rel_known = true;
+	sl_w(w)->era_known = false;
+	sl_w(w)->changed = ktime_get();
+	sl_w(w)->checked = sl_w(w)->changed;
 }
 
 /*
@@ -698,7 +775,7 @@ static void rdmalock_sl_watch_start(struct rdmalock_waiter *w, u64 word)
 static void rdmalock_sl_watch_blind(struct rdmalock_waiter *w)
 {
 	rdmalock_sl_watch_start(w, 0);
-	w->sl.rel_known = false;
+	sl_w(w)->rel_known = false;
 }
 
 static void rdmalock_sl_ask_reset(struct rdmalock_lockspace *ls,
@@ -707,8 +784,8 @@ static void rdmalock_sl_ask_reset(struct rdmalock_lockspace *ls,
 	struct rdmalock_sl_msg m;
 
 	rdmalock_sl_msg_init(&m, w, 0, 0);
-	m.who = cpu_to_be64(w->sl.era);
-	m.rel = cpu_to_be32(w->sl.seen_rel);
+	m.who = cpu_to_be64(sl_w(w)->era);
+	m.rel = cpu_to_be32(sl_w(w)->seen_rel);
 	rdmalock_sl_send(ls, w->home, SL_MSG_RESET, &m);
 }
 
@@ -741,27 +818,27 @@ static int rdmalock_sl_watch(struct rdmalock_lockspace *ls,
 	WRITE_ONCE(*rdmalock_sl_guess(ls, w->home, w->slot_off), line[0]);
 	/* An odd era is a reset under way, which may yet fail: wait for it. */
 	if (!(line[1] & 1)) {
-		if (w->sl.era_known && line[1] != w->sl.era)
+		if (sl_w(w)->era_known && line[1] != sl_w(w)->era)
 			return -ECONNRESET;
-		w->sl.era = line[1];
-		w->sl.era_known = true;
+		sl_w(w)->era = line[1];
+		sl_w(w)->era_known = true;
 	}
-	if (!w->sl.rel_known) {
-		w->sl.seen_rel = sl_rel(line[0]);
-		w->sl.rel_known = true;
+	if (!sl_w(w)->rel_known) {
+		sl_w(w)->seen_rel = sl_rel(line[0]);
+		sl_w(w)->rel_known = true;
 	}
-	if (sl_leaped(sl_rel(line[0]), w->sl.seen_rel))
+	if (sl_leaped(sl_rel(line[0]), sl_w(w)->seen_rel))
 		return -ECONNRESET;
-	if (ktime_sub(now, w->sl.checked) > 2 * ls->lease)
-		w->sl.changed = now;
-	w->sl.checked = now;
-	if (sl_rel(line[0]) != w->sl.seen_rel) {
-		w->sl.seen_rel = sl_rel(line[0]);
-		w->sl.changed = now;
-	} else if (w->sl.era_known &&
-		   ktime_sub(now, w->sl.changed) > 3 * ls->lease) {
+	if (ktime_sub(now, sl_w(w)->checked) > 2 * sl_ls(ls)->lease)
+		sl_w(w)->changed = now;
+	sl_w(w)->checked = now;
+	if (sl_rel(line[0]) != sl_w(w)->seen_rel) {
+		sl_w(w)->seen_rel = sl_rel(line[0]);
+		sl_w(w)->changed = now;
+	} else if (sl_w(w)->era_known &&
+		   ktime_sub(now, sl_w(w)->changed) > 3 * sl_ls(ls)->lease) {
 		rdmalock_sl_ask_reset(ls, w);
-		w->sl.changed = ktime_sub(now, 2 * ls->lease);
+		sl_w(w)->changed = ktime_sub(now, 2 * sl_ls(ls)->lease);
 	}
 	return 0;
 }
@@ -785,7 +862,7 @@ static int rdmalock_sl_poll(struct rdmalock_lockspace *ls,
 	for (;;) {
 		prev = issued;
 		issued = ktime_get();
-		prev_rel = w->sl.seen_rel;
+		prev_rel = sl_w(w)->seen_rel;
 		ret = rdmalock_sl_watch(ls, w, &cur);
 		if (ret)
 			return ret;
@@ -793,7 +870,7 @@ static int rdmalock_sl_poll(struct rdmalock_lockspace *ls,
 		case SL_RESET:
 			return -ECONNRESET;
 		case SL_ADMITTED:
-			w->sl.lease_start = prev;
+			sl_w(w)->lease_start = prev;
 			return 0;
 		}
 		if (READ_ONCE(ls->closed))
@@ -813,7 +890,7 @@ static int rdmalock_sl_wait_msg(struct rdmalock_lockspace *ls,
 				struct rdmalock_waiter *w, unsigned long events)
 {
 	struct rdmalock_how how = { .timed = true };
-	long half = nsecs_to_jiffies(ls->lease / 2) + 1;
+	long half = nsecs_to_jiffies(sl_ls(ls)->lease / 2) + 1;
 	u64 cur;
 	int ret;
 
@@ -836,7 +913,7 @@ static int rdmalock_sl_wait_msg(struct rdmalock_lockspace *ls,
 static int rdmalock_sl_fail(struct rdmalock_lockspace *ls,
 			    struct rdmalock_waiter *w, int err)
 {
-	w->lost = w->sl.writer;
+	w->lost = sl_w(w)->writer;
 	rdmalock_desc_free(ls, w);
 	return err;
 }
@@ -863,7 +940,7 @@ static int rdmalock_sl_acquire_read(struct rdmalock_lockspace *ls,
 	ret = rdmalock_sl_faa(ls, w->home, w->slot_off, SL_ADD_READER, &old);
 	if (ret)
 		return rdmalock_sl_fail(ls, w, ret);
-	w->sl.lease_start = t0;
+	sl_w(w)->lease_start = t0;
 	if (!sl_tail(old))
 		return 0;
 	rdmalock_sl_watch_start(w, old);
@@ -876,7 +953,7 @@ static int rdmalock_sl_acquire_read(struct rdmalock_lockspace *ls,
 static bool rdmalock_sl_lease_over(struct rdmalock_lockspace *ls,
 				   struct rdmalock_waiter *w)
 {
-	return ktime_sub(ktime_get(), w->sl.lease_start) > ls->lease;
+	return ktime_sub(ktime_get(), sl_w(w)->lease_start) > sl_ls(ls)->lease;
 }
 
 static int rdmalock_sl_release_read(struct rdmalock_lockspace *ls,
@@ -902,8 +979,8 @@ static int rdmalock_sl_delegate(struct rdmalock_lockspace *ls,
 	int ret;
 
 	rdmalock_sl_msg_init(&m, w, w->idx, w->gen);
-	m.rel = cpu_to_be32(w->sl.cur_rel);
-	m.epoch = w->sl.epoch;
+	m.rel = cpu_to_be32(sl_w(w)->cur_rel);
+	m.epoch = sl_w(w)->epoch;
 	/* A writer's enqueue and its release may each ask: one at a time. */
 	clear_bit(RDMALOCK_EV_DONE, &w->events);
 	ret = rdmalock_sl_send(ls, w->home, type, &m);
@@ -920,8 +997,8 @@ static int rdmalock_sl_delegate(struct rdmalock_lockspace *ls,
 		return ret;
 	/* Pairs with rdmalock_event(): the answer is read after its event. */
 	smp_rmb();
-	*old = w->sl.done_word;
-	return w->sl.done_err;
+	*old = sl_w(w)->done_word;
+	return sl_w(w)->done_err;
 }
 
 /* A writer trylock: take the lock only if it is free, and never queue. */
@@ -933,11 +1010,11 @@ static int rdmalock_sl_try_write(struct rdmalock_lockspace *ls,
 	int ret;
 
 	/* No later than whichever atomic, here or at the home node, lands. */
-	w->sl.lease_start = ktime_get();
+	sl_w(w)->lease_start = ktime_get();
 	if (w->home == ls->self)
 		ret = rdmalock_sl_home_do(ls, SL_MSG_TRY, w->slot_off, me, 0,
 					  false, &old);
-	else if (!ls->writer_cas)
+	else if (!sl_ls(ls)->writer_cas)
 		ret = rdmalock_sl_delegate(ls, w, SL_MSG_TRY, &old);
 	else
 		ret = rdmalock_sl_take_free(ls, w->home, w->slot_off, me, &old);
@@ -945,8 +1022,8 @@ static int rdmalock_sl_try_write(struct rdmalock_lockspace *ls,
 		return rdmalock_acq_fail(ls, w, ret);
 	if (ret)
 		return rdmalock_sl_fail(ls, w, ret);
-	w->sl.cur_rel = sl_rel(old);
-	w->sl.epoch = sl_epoch(old);
+	sl_w(w)->cur_rel = sl_rel(old);
+	sl_w(w)->epoch = sl_epoch(old);
 	return 0;
 }
 
@@ -958,11 +1035,11 @@ static int rdmalock_sl_try_write(struct rdmalock_lockspace *ls,
 static int rdmalock_sl_enqueue(struct rdmalock_lockspace *ls,
 			       struct rdmalock_waiter *w, u64 *old)
 {
-	u32 me = rdmalock_sl_me(ls, w), tries = ls->writer_cas;
+	u32 me = rdmalock_sl_me(ls, w), tries = sl_ls(ls)->writer_cas;
 	u64 seen;
 	int ret;
 
-	w->sl.lease_start = ktime_get();
+	sl_w(w)->lease_start = ktime_get();
 	if (w->home == ls->self)
 		return rdmalock_sl_home_do(ls, SL_MSG_ENQUEUE, w->slot_off, me,
 					   0, false, old);
@@ -987,18 +1064,18 @@ static int rdmalock_sl_wait_pred(struct rdmalock_lockspace *ls,
 	if (ret)
 		return ret;
 	/* It starts when the message was received (the top of this file). */
-	w->sl.lease_start = w->sl.msg_time;
-	w->sl.epoch = w->sl.msg_epoch;
+	sl_w(w)->lease_start = sl_w(w)->msg_time;
+	sl_w(w)->epoch = sl_w(w)->msg_epoch;
 	if (test_bit(RDMALOCK_EV_GRANT, &w->events)) {
-		w->sl.cur_rel = w->sl.msg_rel;
-		w->sl.cons = w->sl.msg_cons;
+		sl_w(w)->cur_rel = sl_w(w)->msg_rel;
+		sl_w(w)->cons = sl_w(w)->msg_cons;
 		return 0;
 	}
 	/* The readers admitted by the flip release; RelCnt tells when. */
-	ret = rdmalock_sl_poll(ls, w, w->sl.msg_rel, rdmalock_sl_writer_poll,
-			       w->sl.lease_start);
-	w->sl.cur_rel = w->sl.msg_rel;
-	w->sl.cons = 0;
+	ret = rdmalock_sl_poll(ls, w, sl_w(w)->msg_rel, rdmalock_sl_writer_poll,
+			       sl_w(w)->lease_start);
+	sl_w(w)->cur_rel = sl_w(w)->msg_rel;
+	sl_w(w)->cons = 0;
 	return ret;
 }
 
@@ -1010,14 +1087,14 @@ static int rdmalock_sl_acquire_write(struct rdmalock_lockspace *ls,
 	u64 old;
 	int ret;
 
-	WRITE_ONCE(w->sl.writer, true);
+	WRITE_ONCE(sl_w(w)->writer, true);
 	if (how->try)
 		return rdmalock_sl_try_write(ls, w);
 	ret = rdmalock_sl_enqueue(ls, w, &old);
 	if (ret)
 		return rdmalock_sl_fail(ls, w, ret);
-	w->sl.cur_rel = sl_rel(old);
-	w->sl.epoch = sl_epoch(old);
+	sl_w(w)->cur_rel = sl_rel(old);
+	sl_w(w)->epoch = sl_epoch(old);
 	rdmalock_sl_watch_start(w, old);
 	switch (rdmalock_sl_after_enqueue(old, &target)) {
 	case SL_BEHIND_WRITER:
@@ -1026,8 +1103,8 @@ static int rdmalock_sl_acquire_write(struct rdmalock_lockspace *ls,
 		break;
 	case SL_BEHIND_READERS:
 		ret = rdmalock_sl_poll(ls, w, target, rdmalock_sl_writer_poll,
-				       w->sl.lease_start);
-		w->sl.cur_rel = target;
+				       sl_w(w)->lease_start);
+		sl_w(w)->cur_rel = target;
 		break;
 	default:
 		ret = 0;
@@ -1043,7 +1120,7 @@ static int rdmalock_sl_acquire_write(struct rdmalock_lockspace *ls,
 static int rdmalock_sl_release_alone(struct rdmalock_lockspace *ls,
 				     struct rdmalock_waiter *w, bool *queued)
 {
-	struct rdmalock_sl *sl = &w->sl;
+	struct rdmalock_sl *sl = sl_w(w);
 	u32 me = rdmalock_sl_me(ls, w);
 	u64 old;
 	int ret;
@@ -1054,7 +1131,7 @@ static int rdmalock_sl_release_alone(struct rdmalock_lockspace *ls,
 	else
 		ret = rdmalock_sl_clear_tail(ls, w->home, w->slot_off,
 					     sl->cur_rel, sl->epoch, me,
-					     ls->writer_cas, &old);
+					     sl_ls(ls)->writer_cas, &old);
 	if (ret == -EAGAIN)
 		ret = rdmalock_sl_delegate(ls, w, SL_MSG_RELEASE, &old);
 	if (ret)
@@ -1073,8 +1150,8 @@ static int rdmalock_sl_release_alone(struct rdmalock_lockspace *ls,
 static int rdmalock_sl_pass(struct rdmalock_lockspace *ls,
 			    struct rdmalock_waiter *w)
 {
-	struct rdmalock_sl *sl = &w->sl;
-	bool flip = rdmalock_sl_must_flip(sl->cons, ls->writer_batch);
+	struct rdmalock_sl *sl = sl_w(w);
+	bool flip = rdmalock_sl_must_flip(sl->cons, sl_ls(ls)->writer_batch);
 	u32 node = RDMALOCK_NO_NODE, idx, gen;
 	struct rdmalock_sl_msg m;
 	u64 old;
@@ -1115,7 +1192,7 @@ static int rdmalock_sl_release_write(struct rdmalock_lockspace *ls,
 				     struct rdmalock_waiter *w)
 {
 	struct rdmalock_how how = {
-		.deadline = jiffies + nsecs_to_jiffies(ls->lease) + 1,
+		.deadline = jiffies + nsecs_to_jiffies(sl_ls(ls)->lease) + 1,
 		.timed = true,
 	};
 	bool queued = false;
@@ -1164,18 +1241,33 @@ static int rdmalock_sl_acquire(struct rdmalock_lockspace *ls,
 static int rdmalock_sl_release(struct rdmalock_lockspace *ls,
 			       struct rdmalock_waiter *w)
 {
-	if (w->sl.writer)
+	if (sl_w(w)->writer)
 		return rdmalock_sl_release_write(ls, w);
 	return rdmalock_sl_release_read(ls, w);
 }
 
+static void rdmalock_sl_init(struct rdmalock_lockspace *ls,
+			     const struct rdmalock_ls_params *params)
+{
+	struct rdmalock_sl_ls *sls = sl_ls(ls);
+	int i;
+
+	sls->lease = (u64)(params->lease_ms ?: RDMALOCK_SHIFTLOCK_LEASE_MS) *
+		     NSEC_PER_MSEC;
+	sls->writer_batch = params->writer_batch ?: RDMALOCK_SHIFTLOCK_WRITERS;
+	sls->writer_cas = params->writer_cas;
+	for (i = 0; i < SL_HOME_LOCKS; i++)
+		mutex_init(&sls->home_lock[i]);
+}
+
 static int rdmalock_sl_attach(struct rdmalock_lockspace *ls)
 {
+	struct rdmalock_sl_ls *sls = sl_ls(ls);
 	u8 type;
 
-	ls->sl_guess = kvcalloc((size_t)ls->num_nodes * ls->locks_per_node,
-				sizeof(*ls->sl_guess), GFP_KERNEL);
-	if (!ls->sl_guess)
+	sls->guess = kvcalloc((size_t)ls->num_nodes * ls->locks_per_node,
+			      sizeof(*sls->guess), GFP_KERNEL);
+	if (!sls->guess)
 		return -ENOMEM;
 	/*
 	 * Nothing may fail once a handler is set: the lockspace would be
@@ -1189,10 +1281,32 @@ static int rdmalock_sl_attach(struct rdmalock_lockspace *ls)
 	return 0;
 }
 
+static void rdmalock_sl_detach(struct rdmalock_lockspace *ls)
+{
+	struct rdmalock_sl_ls *sls = sl_ls(ls);
+	int i;
+
+	for (i = 0; i < SL_HOME_LOCKS; i++)
+		mutex_destroy(&sls->home_lock[i]);
+	kvfree(sls->guess);
+}
+
+/* A late message must not find a writer here once the descriptor is free. */
+static void rdmalock_sl_end(struct rdmalock_lockspace *ls,
+			    struct rdmalock_waiter *w)
+{
+	WRITE_ONCE(sl_w(w)->writer, false);
+}
+
 const struct rdmalock_algo rdmalock_shiftlock_algo = {
 	.name = "shiftlock",
 	.shared = true,
+	.ls_size = sizeof(struct rdmalock_sl_ls),
+	.waiter_size = sizeof(struct rdmalock_sl),
+	.init = rdmalock_sl_init,
 	.attach = rdmalock_sl_attach,
+	.detach = rdmalock_sl_detach,
+	.end = rdmalock_sl_end,
 	.acquire = rdmalock_sl_acquire,
 	.release = rdmalock_sl_release,
 };
