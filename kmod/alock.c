@@ -37,6 +37,36 @@
 #define ALOCK_POLL_MAX_US	1000
 
 /**
+ * struct rdmalock_alock - an ALock acquisition's own state
+ * @budget: the budget this holder passes on, less one
+ * @local: it is in the home node's cohort
+ */
+struct rdmalock_alock {
+	s64 budget;
+	bool local;
+};
+
+/**
+ * struct rdmalock_alock_ls - ALock's state of a lockspace
+ * @budget_local: the budget of the home node's cohort
+ * @budget_remote: the budget of the peers' cohort
+ */
+struct rdmalock_alock_ls {
+	u32 budget_local;
+	u32 budget_remote;
+};
+
+static struct rdmalock_alock_ls *alock_ls(struct rdmalock_lockspace *ls)
+{
+	return rdmalock_algo_data(ls);
+}
+
+static struct rdmalock_alock *alock_w(struct rdmalock_waiter *w)
+{
+	return rdmalock_waiter_priv(w);
+}
+
+/**
  * rdmalock_alock_must_wait() - Peterson's wait condition
  * @other_tail: the other cohort's tail
  * @victim: the victim word
@@ -109,18 +139,20 @@ static int rdmalock_alock_enter(struct rdmalock_lockspace *ls,
 				struct rdmalock_waiter *w,
 				const struct rdmalock_how *how, s64 granted)
 {
+	struct rdmalock_alock_ls *als = alock_ls(ls);
+	struct rdmalock_alock *a = alock_w(w);
 	int ret;
 
 	if (granted > 0) {
-		w->budget = granted;
+		a->budget = granted;
 		return 0;
 	}
-	if (w->local)
+	if (a->local)
 		ret = rdmalock_alock_peterson_local(ls, w, how);
 	else
 		ret = rdmalock_alock_peterson_remote(ls, w, how);
 	if (!ret) {
-		w->budget = w->local ? ls->budget_local : ls->budget_remote;
+		a->budget = a->local ? als->budget_local : als->budget_remote;
 		return 0;
 	}
 	if (!rdmalock_gave_up(ret))
@@ -183,8 +215,10 @@ static int rdmalock_alock_acquire(struct rdmalock_lockspace *ls,
 				  struct rdmalock_waiter *w,
 				  const struct rdmalock_how *how)
 {
-	w->local = w->home == ls->self;
-	if (w->local)
+	struct rdmalock_alock *a = alock_w(w);
+
+	a->local = w->home == ls->self;
+	if (a->local)
 		return rdmalock_alock_acquire_local(ls, w, how);
 	return rdmalock_alock_acquire_remote(ls, w, how);
 }
@@ -208,20 +242,46 @@ static int rdmalock_alock_release_local(struct rdmalock_lockspace *ls,
 	return rdmalock_desc_signal(ls,
 				    READ_ONCE(*rdmalock_desc_word(ls, w->idx,
 								  RDMALOCK_DESC_NEXT)),
-				    RDMALOCK_EV_GRANT, w->budget - 1, false);
+				    RDMALOCK_EV_GRANT, alock_w(w)->budget - 1, false);
 }
 
 static int rdmalock_alock_release(struct rdmalock_lockspace *ls,
 				  struct rdmalock_waiter *w)
 {
-	if (w->local)
+	if (alock_w(w)->local)
 		return rdmalock_alock_release_local(ls, w);
 	return rdmalock_rqueue_release(ls, w, w->slot_off + ALOCK_TAIL_R, true,
-				       w->budget - 1);
+				       alock_w(w)->budget - 1);
+}
+
+/*
+ * Passing on never lets the next waiter skip arbitration it would
+ * otherwise do: it hands over the budget it received, less one, and at
+ * least a budget of 0, which makes the successor win Peterson's lock
+ * before it enters.
+ */
+static int rdmalock_alock_pass_on(struct rdmalock_lockspace *ls,
+				  struct rdmalock_waiter *w, s64 granted)
+{
+	alock_w(w)->budget = max_t(s64, granted, 1);
+	return rdmalock_alock_release(ls, w);
+}
+
+static void rdmalock_alock_init(struct rdmalock_lockspace *ls,
+				const struct rdmalock_ls_params *params)
+{
+	struct rdmalock_alock_ls *als = alock_ls(ls);
+
+	als->budget_local = params->budget_local ?: RDMALOCK_ALOCK_BUDGET_LOCAL;
+	als->budget_remote = params->budget_remote ?: RDMALOCK_ALOCK_BUDGET_REMOTE;
 }
 
 const struct rdmalock_algo rdmalock_alock_algo = {
 	.name = "alock",
+	.ls_size = sizeof(struct rdmalock_alock_ls),
+	.waiter_size = sizeof(struct rdmalock_alock),
+	.init = rdmalock_alock_init,
 	.acquire = rdmalock_alock_acquire,
 	.release = rdmalock_alock_release,
+	.pass_on = rdmalock_alock_pass_on,
 };

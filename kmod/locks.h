@@ -97,8 +97,6 @@ struct rdmalock_ls_params;
  * @home: the lock's home node
  * @slot_off: the lock's slot, as an offset in the home node's region
  * @watch: a node, other than @home, whose loss dooms the wait
- * @budget: ALock: the budget this holder passes on, less one
- * @local: ALock: this acquisition is in the home node's cohort
  * @lost: its descriptor may still be named by a broken queue: never reuse
  * @priv: the algorithm's own state of the acquisition; see
  *	rdmalock_waiter_priv()
@@ -116,8 +114,6 @@ struct rdmalock_waiter {
 	u32 home;
 	u64 slot_off;
 	u32 watch;
-	s64 budget;
-	bool local;
 	bool lost;
 	void *priv;
 };
@@ -162,6 +158,10 @@ struct rdmalock_how {
  *	lost. Process context.
  * @release: release it, or pass on a grant nobody wants. Process context.
  *	-ETIME: the holder's lease had expired and the lock was left alone.
+ * @pass_on: release a lock nobody wants any more, which was handed to @w
+ *	with @granted in its BUDGET word (0 for none): the next waiter must
+ *	not skip the arbitration it would otherwise do. Process context.
+ *	Optional: @release, for algorithms with nothing to pass on.
  */
 struct rdmalock_algo {
 	const char *name;
@@ -177,6 +177,8 @@ struct rdmalock_algo {
 	int (*acquire)(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w,
 		       const struct rdmalock_how *how);
 	int (*release)(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w);
+	int (*pass_on)(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w,
+		       s64 granted);
 };
 
 extern const struct rdmalock_algo rdmalock_alock_algo;
@@ -219,8 +221,6 @@ struct rdmalock_ls_params {
  * @self: this node's id
  * @num_nodes: nodes in the domain
  * @locks_per_node: lock table slots per node
- * @budget_local: ALock's budget for the home node's cohort
- * @budget_remote: ALock's budget for the peers' cohort
  * @wq: runs abandoned acquisitions' hand-overs
  * @stop_lock: orders queueing on @wq with its destruction
  * @stopping: the domain is going; queue nothing more
@@ -244,8 +244,6 @@ struct rdmalock_lockspace {
 	u32 self;
 	u32 num_nodes;
 	u32 locks_per_node;
-	u32 budget_local;
-	u32 budget_remote;
 	struct workqueue_struct *wq;
 	spinlock_t stop_lock;		/* see @stop_lock above */
 	bool stopping;

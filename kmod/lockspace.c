@@ -8,9 +8,8 @@
  * it the lock. It marks itself abandoned; whichever of it and the grant
  * comes second passes the lock on, so the queue never stalls on a waiter
  * that left. Passing on never lets the next waiter skip arbitration it
- * would otherwise do: it hands over the budget it received, less one, and
- * at least a budget of 0, which makes an ALock successor win Peterson's
- * lock before it enters.
+ * would otherwise do: the algorithm's pass_on decides what the grant it
+ * received becomes.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -361,8 +360,11 @@ int rdmalock_acq_fail(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w,
 int rdmalock_pass_on(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w,
 		     s64 granted, int err)
 {
-	w->budget = max_t(s64, granted, 1);
-	if (ls->algo->release(ls, w)) {
+	const struct rdmalock_algo *algo = ls->algo;
+	int ret;
+
+	ret = algo->pass_on ? algo->pass_on(ls, w, granted) : algo->release(ls, w);
+	if (ret) {
 		pr_err_ratelimited("descriptor %u: cannot pass on a lock\n", w->idx);
 		w->lost = true;
 	}
@@ -484,8 +486,6 @@ struct rdmalock_waiter *rdmalock_desc_alloc(struct rdmalock_lockspace *ls)
 	atomic_set(&w->state, RDMALOCK_W_WAITING);
 	w->me = rdmalock_desc_encode(ls->self, idx, w->gen);
 	w->watch = RDMALOCK_NO_NODE;
-	w->budget = 0;
-	w->local = false;
 	w->lost = false;
 	if (ls->algo->waiter_size)
 		memset(w->priv, 0, ls->algo->waiter_size);
@@ -583,8 +583,6 @@ rdmalock_lockspace_alloc(const struct rdmalock_fabric_attr *attr, void *region,
 	ls->self = attr->node_id;
 	ls->num_nodes = attr->num_nodes;
 	ls->locks_per_node = params->locks_per_node;
-	ls->budget_local = params->budget_local ?: RDMALOCK_ALOCK_BUDGET_LOCAL;
-	ls->budget_remote = params->budget_remote ?: RDMALOCK_ALOCK_BUDGET_REMOTE;
 	spin_lock_init(&ls->pool_lock);
 	spin_lock_init(&ls->stop_lock);
 	for (i = 0; i < RDMALOCK_DESC_COUNT; i++) {
