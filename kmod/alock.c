@@ -267,6 +267,18 @@ static int rdmalock_alock_pass_on(struct rdmalock_lockspace *ls,
 	return rdmalock_alock_release(ls, w);
 }
 
+static const char *rdmalock_alock_check_params(const struct rdmalock_ls_params *params,
+					       bool mine)
+{
+	if (!mine)
+		return params->budget_local || params->budget_remote ?
+		       "budgets are for alock" : NULL;
+	if (params->budget_local > RDMALOCK_ALOCK_BUDGET_MAX ||
+	    params->budget_remote > RDMALOCK_ALOCK_BUDGET_MAX)
+		return "budget out of range";
+	return NULL;
+}
+
 static void rdmalock_alock_init(struct rdmalock_lockspace *ls,
 				const struct rdmalock_ls_params *params)
 {
@@ -277,9 +289,11 @@ static void rdmalock_alock_init(struct rdmalock_lockspace *ls,
 }
 
 const struct rdmalock_algo rdmalock_alock_algo = {
+	.id = RDMALOCK_ALGO_ALOCK,
 	.name = "alock",
 	.ls_size = sizeof(struct rdmalock_alock_ls),
 	.waiter_size = sizeof(struct rdmalock_alock),
+	.check_params = rdmalock_alock_check_params,
 	.init = rdmalock_alock_init,
 	.acquire = rdmalock_alock_acquire,
 	.release = rdmalock_alock_release,

@@ -69,6 +69,7 @@ static int rdmalock_caslock_release(struct rdmalock_lockspace *ls,
 }
 
 const struct rdmalock_algo rdmalock_cas_algo = {
+	.id = RDMALOCK_ALGO_CAS,
 	.name = "cas",
 	.acquire = rdmalock_caslock_acquire,
 	.release = rdmalock_caslock_release,
@@ -89,6 +90,7 @@ static int rdmalock_test_none_release(struct rdmalock_lockspace *ls,
 }
 
 const struct rdmalock_algo rdmalock_test_none_algo = {
+	.id = RDMALOCK_ALGO_TEST_NONE,
 	.name = "test-none",
 	.broken = true,
 	.acquire = rdmalock_test_none_acquire,
@@ -120,6 +122,7 @@ static int rdmalock_test_mixed_release(struct rdmalock_lockspace *ls,
 }
 
 const struct rdmalock_algo rdmalock_test_mixed_algo = {
+	.id = RDMALOCK_ALGO_TEST_MIXED,
 	.name = "test-mixed",
 	.broken = true,
 	.acquire = rdmalock_test_mixed_acquire,

@@ -88,6 +88,21 @@ static int rdmalock_addr_to_sockaddr(const struct rdmalock_addr *a, u16 port,
 	}
 }
 
+/* The lock layer's part of a request. */
+static void rdmalock_req_params(const struct rdmalock_domain_create *req,
+				struct rdmalock_ls_params *params)
+{
+	*params = (struct rdmalock_ls_params){
+		.algo = req->algo,
+		.locks_per_node = req->locks_per_node,
+		.budget_local = req->budget_local,
+		.budget_remote = req->budget_remote,
+		.lease_ms = req->lease_ms,
+		.writer_batch = req->writer_batch,
+		.writer_cas = req->writer_cas,
+	};
+}
+
 /**
  * rdmalock_domain_check() - validate a domain request, build its attributes
  * @req: the request as userspace gave it
@@ -96,16 +111,20 @@ static int rdmalock_addr_to_sockaddr(const struct rdmalock_addr *a, u16 port,
  * Return: 0, or -EINVAL for a bad name (non-zero bytes after its NUL
  * included), node count or id, algorithm, table size, flag, padding, key
  * length (or a key missing without %RDMALOCK_DOMAIN_F_INSECURE, or given
- * with it), or a bad, unused-but-set or duplicate address. The reason is
- * logged, rate-limited.
+ * with it), the algorithm's parameters (rdmalock_algo_check_params()), or
+ * a bad, unused-but-set or duplicate address. The reason is logged,
+ * rate-limited.
  */
 VISIBLE_IF_KUNIT int rdmalock_domain_check(const struct rdmalock_domain_create *req,
 					   struct rdmalock_fabric_attr *attr)
 {
 	static const struct rdmalock_addr unused;
 	u16 port = req->port ?: RDMALOCK_DEFAULT_PORT;
+	struct rdmalock_ls_params params;
 	const char *why = NULL;
 	u32 i, j;
+
+	rdmalock_req_params(req, &params);
 
 	if ((req->flags & ~RDMALOCK_DOMAIN_F_INSECURE) ||
 	    memchr_inv(req->pad, 0, sizeof(req->pad)))
@@ -130,22 +149,12 @@ VISIBLE_IF_KUNIT int rdmalock_domain_check(const struct rdmalock_domain_create *
 		why = "unknown algorithm";
 	else if (req->algo >= RDMALOCK_ALGO_TEST_NONE && !rdmalock_allow_broken)
 		why = "broken test locks need allow_broken=1";
-	else if (req->algo != RDMALOCK_ALGO_ALOCK &&
-		 (req->budget_local || req->budget_remote))
-		why = "budgets are for alock";
-	else if (req->budget_local > RDMALOCK_ALOCK_BUDGET_MAX ||
-		 req->budget_remote > RDMALOCK_ALOCK_BUDGET_MAX)
-		why = "budget out of range";
-	else if (req->algo != RDMALOCK_ALGO_SHIFTLOCK &&
-		 (req->lease_ms || req->writer_batch || req->writer_cas))
-		why = "lease, writer batch and writer CAS are for shiftlock";
-	else if (req->lease_ms > RDMALOCK_SHIFTLOCK_LEASE_MS_MAX ||
-		 req->writer_batch > RDMALOCK_SHIFTLOCK_WRITERS_MAX ||
-		 (req->writer_cas > RDMALOCK_SHIFTLOCK_WRITER_CAS_MAX &&
-		  req->writer_cas != RDMALOCK_SHIFTLOCK_WRITER_CAS_ONLY))
-		why = "lease, writer batch or writer CAS out of range";
-	else if (!req->locks_per_node ||
-		 req->locks_per_node > RDMALOCK_MAX_LOCKS_PER_NODE)
+	else
+		why = rdmalock_algo_check_params(&params);
+	if (why)
+		goto invalid;
+	if (!req->locks_per_node ||
+	    req->locks_per_node > RDMALOCK_MAX_LOCKS_PER_NODE)
 		why = "locks per node out of range";
 	else if (req->atomics > RDMALOCK_ATOMICS_EMULATED)
 		why = "unknown atomics mode";
@@ -300,15 +309,7 @@ static void rdmalock_domain_unlist(struct rdmalock_domain *dom)
 int rdmalock_domain_create(const struct rdmalock_domain_create *req,
 			   const u8 *key)
 {
-	const struct rdmalock_ls_params params = {
-		.algo = req->algo,
-		.locks_per_node = req->locks_per_node,
-		.budget_local = req->budget_local,
-		.budget_remote = req->budget_remote,
-		.lease_ms = req->lease_ms,
-		.writer_batch = req->writer_batch,
-		.writer_cas = req->writer_cas,
-	};
+	struct rdmalock_ls_params params;
 	struct rdmalock_domain *dom;
 	int ret;
 
@@ -318,6 +319,7 @@ int rdmalock_domain_create(const struct rdmalock_domain_create *req,
 	ret = rdmalock_domain_check(req, &dom->attr);
 	if (ret)
 		goto err_free;
+	rdmalock_req_params(req, &params);
 	/*
 	 * Taken once: the module's parameters are writable at run time, and
 	 * a domain's peers must not see its timeout change under them.

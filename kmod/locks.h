@@ -134,6 +134,7 @@ struct rdmalock_how {
 
 /**
  * struct rdmalock_algo - a lock algorithm
+ * @id: RDMALOCK_ALGO_*
  * @name: for logs
  * @shared: grants RDMALOCK_MODE_SH to several holders at once
  * @broken: a deliberately broken test lock, which may wedge itself: the
@@ -142,6 +143,10 @@ struct rdmalock_how {
  *	rdmalock_algo_data(); 0 for none
  * @waiter_size: bytes of its state of an acquisition, zeroed as the
  *	descriptor is allocated, at rdmalock_waiter_priv(); 0 for none
+ * @check_params: for a domain of this algorithm (@mine), are its
+ *	parameters in range? For a domain of another (!@mine), are they all
+ *	unset? Return: NULL, or why not, for the log. Optional: the
+ *	algorithm has no parameters.
  * @init: sets up its state of the lockspace from the domain's parameters,
  *	which are valid; there is no fabric yet. Optional.
  * @attach: called once the lockspace has its fabric; optional. It installs
@@ -164,11 +169,14 @@ struct rdmalock_how {
  *	Optional: @release, for algorithms with nothing to pass on.
  */
 struct rdmalock_algo {
+	u32 id;
 	const char *name;
 	bool shared;
 	bool broken;
 	size_t ls_size;
 	size_t waiter_size;
+	const char *(*check_params)(const struct rdmalock_ls_params *params,
+				    bool mine);
 	void (*init)(struct rdmalock_lockspace *ls,
 		     const struct rdmalock_ls_params *params);
 	int (*attach)(struct rdmalock_lockspace *ls);
@@ -208,6 +216,10 @@ struct rdmalock_ls_params {
 	u32 writer_batch;
 	u32 writer_cas;
 };
+
+/* algo.c */
+const struct rdmalock_algo *rdmalock_algo_find(u32 id);
+const char *rdmalock_algo_check_params(const struct rdmalock_ls_params *params);
 
 /**
  * struct rdmalock_lockspace - the lock state of one domain on this node

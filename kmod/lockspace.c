@@ -512,26 +512,6 @@ void rdmalock_desc_free(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w
 	spin_unlock(&ls->pool_lock);
 }
 
-static const struct rdmalock_algo *rdmalock_algo_find(u32 algo)
-{
-	switch (algo) {
-	case RDMALOCK_ALGO_ALOCK:
-		return &rdmalock_alock_algo;
-	case RDMALOCK_ALGO_CAS:
-		return &rdmalock_cas_algo;
-	case RDMALOCK_ALGO_MCS:
-		return &rdmalock_mcs_algo;
-	case RDMALOCK_ALGO_SHIFTLOCK:
-		return &rdmalock_shiftlock_algo;
-	case RDMALOCK_ALGO_TEST_NONE:
-		return &rdmalock_test_none_algo;
-	case RDMALOCK_ALGO_TEST_MIXED:
-		return &rdmalock_test_mixed_algo;
-	default:
-		return NULL;
-	}
-}
-
 /**
  * rdmalock_lockspace_alloc() - lock state over a region
  * @attr: the domain's attributes

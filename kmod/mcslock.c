@@ -31,6 +31,7 @@ static int rdmalock_mcs_release(struct rdmalock_lockspace *ls,
 }
 
 const struct rdmalock_algo rdmalock_mcs_algo = {
+	.id = RDMALOCK_ALGO_MCS,
 	.name = "mcs",
 	.acquire = rdmalock_mcs_acquire,
 	.release = rdmalock_mcs_release,

@@ -1246,6 +1246,20 @@ static int rdmalock_sl_release(struct rdmalock_lockspace *ls,
 	return rdmalock_sl_release_read(ls, w);
 }
 
+static const char *rdmalock_sl_check_params(const struct rdmalock_ls_params *params,
+					    bool mine)
+{
+	if (!mine)
+		return params->lease_ms || params->writer_batch || params->writer_cas ?
+		       "lease, writer batch and writer CAS are for shiftlock" : NULL;
+	if (params->lease_ms > RDMALOCK_SHIFTLOCK_LEASE_MS_MAX ||
+	    params->writer_batch > RDMALOCK_SHIFTLOCK_WRITERS_MAX ||
+	    (params->writer_cas > RDMALOCK_SHIFTLOCK_WRITER_CAS_MAX &&
+	     params->writer_cas != RDMALOCK_SHIFTLOCK_WRITER_CAS_ONLY))
+		return "lease, writer batch or writer CAS out of range";
+	return NULL;
+}
+
 static void rdmalock_sl_init(struct rdmalock_lockspace *ls,
 			     const struct rdmalock_ls_params *params)
 {
@@ -1299,10 +1313,12 @@ static void rdmalock_sl_end(struct rdmalock_lockspace *ls,
 }
 
 const struct rdmalock_algo rdmalock_shiftlock_algo = {
+	.id = RDMALOCK_ALGO_SHIFTLOCK,
 	.name = "shiftlock",
 	.shared = true,
 	.ls_size = sizeof(struct rdmalock_sl_ls),
 	.waiter_size = sizeof(struct rdmalock_sl),
+	.check_params = rdmalock_sl_check_params,
 	.init = rdmalock_sl_init,
 	.attach = rdmalock_sl_attach,
 	.detach = rdmalock_sl_detach,

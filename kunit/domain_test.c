@@ -174,9 +174,78 @@ static void bad_requests_are_einval(struct kunit *test)
 	}
 }
 
+#define PARAM(name, stmt) \
+	static void set_##name(struct rdmalock_ls_params *p) { stmt; }
+
+PARAM(budget_local, p->budget_local = 3)
+PARAM(budget_remote, p->budget_remote = 3)
+PARAM(lease_ms, p->lease_ms = 100)
+PARAM(writer_batch, p->writer_batch = 4)
+PARAM(writer_cas, p->writer_cas = 2)
+
+/* An algorithm's parameter, valid for it, and why any other refuses it. */
+struct algo_param {
+	const char *what;
+	void (*set)(struct rdmalock_ls_params *p);
+	u32 owner;
+	const char *why;
+};
+
+static const struct algo_param algo_params[] = {
+	{ "budget_local", set_budget_local, RDMALOCK_ALGO_ALOCK,
+	  "budgets are for alock" },
+	{ "budget_remote", set_budget_remote, RDMALOCK_ALGO_ALOCK,
+	  "budgets are for alock" },
+	{ "lease_ms", set_lease_ms, RDMALOCK_ALGO_SHIFTLOCK,
+	  "lease, writer batch and writer CAS are for shiftlock" },
+	{ "writer_batch", set_writer_batch, RDMALOCK_ALGO_SHIFTLOCK,
+	  "lease, writer batch and writer CAS are for shiftlock" },
+	{ "writer_cas", set_writer_cas, RDMALOCK_ALGO_SHIFTLOCK,
+	  "lease, writer batch and writer CAS are for shiftlock" },
+};
+
+/* DSLR has no implementation, hence no parameters of its own. */
+static const u32 all_algos[] = {
+	RDMALOCK_ALGO_ALOCK, RDMALOCK_ALGO_CAS, RDMALOCK_ALGO_MCS,
+	RDMALOCK_ALGO_SHIFTLOCK, RDMALOCK_ALGO_DSLR, RDMALOCK_ALGO_TEST_NONE,
+	RDMALOCK_ALGO_TEST_MIXED,
+};
+
+/*
+ * Each algorithm's parameter is accepted for a domain of that algorithm
+ * and refused for any other, with the reason the log has always given.
+ */
+static void each_algo_refuses_the_others_params(struct kunit *test)
+{
+	const struct algo_param *ap;
+	struct rdmalock_ls_params p;
+	const char *why;
+	size_t i, j;
+
+	for (i = 0; i < ARRAY_SIZE(algo_params); i++) {
+		ap = &algo_params[i];
+		for (j = 0; j < ARRAY_SIZE(all_algos); j++) {
+			p = (struct rdmalock_ls_params){
+				.algo = all_algos[j],
+				.locks_per_node = 1,
+			};
+			ap->set(&p);
+			why = rdmalock_algo_check_params(&p);
+			if (all_algos[j] == ap->owner)
+				KUNIT_EXPECT_NULL_MSG(test, why, "%s for algorithm %u",
+						      ap->what, all_algos[j]);
+			else
+				KUNIT_EXPECT_STREQ_MSG(test, why ?: "(accepted)", ap->why,
+						       "%s for algorithm %u", ap->what,
+						       all_algos[j]);
+		}
+	}
+}
+
 static struct kunit_case rdmalock_domain_cases[] = {
 	KUNIT_CASE(valid_request_becomes_attributes),
 	KUNIT_CASE(bad_requests_are_einval),
+	KUNIT_CASE(each_algo_refuses_the_others_params),
 	{}
 };
 
