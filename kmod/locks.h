@@ -70,8 +70,7 @@ static inline u32 rdmalock_locks_len(u32 locks_per_node)
 /* Events of a descriptor, bits of &rdmalock_waiter.events. */
 #define RDMALOCK_EV_GRANT	0	/* BUDGET was written: the lock is ours */
 #define RDMALOCK_EV_LINK	1	/* NEXT was written: a successor queued */
-#define RDMALOCK_EV_MODE	2	/* ShiftLock: readers have the lock first */
-#define RDMALOCK_EV_DONE	3	/* ShiftLock: the home node answered */
+#define RDMALOCK_EV_ALGO	2	/* and up: the algorithm's own events */
 
 /* &rdmalock_waiter.state */
 #define RDMALOCK_W_WAITING	0

@@ -715,7 +715,7 @@ static void rdmalock_sl_deliver(struct rdmalock_lockspace *ls, u8 type,
 	case SL_MSG_DONE:
 		sl_w(w)->done_word = be64_to_cpu(m->who);
 		sl_w(w)->done_err = -(int)be32_to_cpu(m->cons);
-		event = RDMALOCK_EV_DONE;
+		event = SL_EV_DONE;
 		break;
 	case SL_MSG_HANDOVER:
 		sl_w(w)->msg_cons = be32_to_cpu(m->cons);
@@ -725,7 +725,7 @@ static void rdmalock_sl_deliver(struct rdmalock_lockspace *ls, u8 type,
 		sl_w(w)->msg_time = ktime_get();
 		sl_w(w)->msg_rel = be32_to_cpu(m->rel);
 		sl_w(w)->msg_epoch = m->epoch;
-		event = type == SL_MSG_HANDOVER ? RDMALOCK_EV_GRANT : RDMALOCK_EV_MODE;
+		event = type == SL_MSG_HANDOVER ? RDMALOCK_EV_GRANT : SL_EV_MODE;
 		break;
 	}
 	rdmalock_event(ls, idx, cur_gen, event);
@@ -982,7 +982,7 @@ static int rdmalock_sl_delegate(struct rdmalock_lockspace *ls,
 	m.rel = cpu_to_be32(sl_w(w)->cur_rel);
 	m.epoch = sl_w(w)->epoch;
 	/* A writer's enqueue and its release may each ask: one at a time. */
-	clear_bit(RDMALOCK_EV_DONE, &w->events);
+	clear_bit(SL_EV_DONE, &w->events);
 	ret = rdmalock_sl_send(ls, w->home, type, &m);
 	if (ret)
 		return ret;
@@ -992,7 +992,7 @@ static int rdmalock_sl_delegate(struct rdmalock_lockspace *ls,
 	 * this wait: what Done returns shows it.
 	 */
 	rdmalock_sl_watch_blind(w);
-	ret = rdmalock_sl_wait_msg(ls, w, BIT(RDMALOCK_EV_DONE));
+	ret = rdmalock_sl_wait_msg(ls, w, BIT(SL_EV_DONE));
 	if (ret)
 		return ret;
 	/* Pairs with rdmalock_event(): the answer is read after its event. */
@@ -1060,7 +1060,7 @@ static int rdmalock_sl_wait_pred(struct rdmalock_lockspace *ls,
 	int ret;
 
 	ret = rdmalock_sl_wait_msg(ls, w, BIT(RDMALOCK_EV_GRANT) |
-				   BIT(RDMALOCK_EV_MODE));
+				   BIT(SL_EV_MODE));
 	if (ret)
 		return ret;
 	/* It starts when the message was received (the top of this file). */

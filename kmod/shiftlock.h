@@ -43,6 +43,10 @@
 #define SL_ADMITTED		1
 #define SL_RESET		2
 
+/* Its own events of a descriptor, bits of &rdmalock_waiter.events. */
+#define SL_EV_MODE		(RDMALOCK_EV_ALGO + 0)	/* readers have the lock first */
+#define SL_EV_DONE		(RDMALOCK_EV_ALGO + 1)	/* the home node answered */
+
 /* Messages between nodes. */
 #define SL_MSG_SUCCESSOR	(RDMALOCK_MSG_USER_FIRST + 0)
 #define SL_MSG_HANDOVER		(RDMALOCK_MSG_USER_FIRST + 1)
