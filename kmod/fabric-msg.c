@@ -41,8 +41,8 @@
  * Heartbeats. Every heartbeat_ms each node sends an empty message to
  * every peer it is connected to; a peer from which nothing at all has
  * been received for heartbeat_timeout_ms is failed, so a silent node is
- * noticed without waiting for traffic to it. Both are taken from the
- * module parameters when the domain is created.
+ * noticed without waiting for traffic to it. Both are the domain's
+ * attributes, fixed when it is created.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -62,7 +62,7 @@ struct rdmalock_msg_slot {
 	u32 byte_len;
 	u32 imm;
 	bool with_imm;
-	bool checked;			/* and counted: only its handler is left */
+	bool checked;			/* counted posted; only its handler is left */
 	u8 type;			/* what the check found */
 	u32 len;
 	bool answering;			/* @answer is owed, not yet sent */
@@ -560,8 +560,13 @@ static int rdmalock_msg_take(struct rdmalock_msg_slot *slot, bool *reposting)
 
 	*reposting = false;
 	/* A failed connection's late messages answer nothing any more. */
-	if (READ_ONCE(conn->state) == RDMALOCK_CONN_FAILED)
+	if (READ_ONCE(conn->state) == RDMALOCK_CONN_FAILED) {
+		/* Counted posted when checked: it will never be handled. */
+		if (slot->checked && !slot->with_imm)
+			atomic64_inc(&conn->fabric->peers[rdmalock_conn_node(conn)]
+				     .verbs[RDMALOCK_VERB_RECV].failed);
 		return 0;
+	}
 	if (!slot->checked) {
 		ret = slot->with_imm ? rdmalock_msg_check_imm(slot) :
 				       rdmalock_msg_check_slot(slot);
@@ -580,18 +585,18 @@ static int rdmalock_msg_take(struct rdmalock_msg_slot *slot, bool *reposting)
 }
 
 /*
- * Handles what @slot received, sends the answer it owes, and gives the
- * slot back to the NIC. Messages of one connection come here one at a
- * time, in order, with bottom halves disabled.
+ * Handles what @slot received and sends the answer it owes. Messages of
+ * one connection come here one at a time, in order, with bottom halves
+ * disabled.
  *
- * Return: 0, or -EAGAIN when the answer found no room: it stays in @slot
- * and must be sent before anything received after it is handled.
+ * Return: 1 when @slot is to be given back to the NIC, 0 when it is not
+ * (its connection failed), or -EAGAIN when it must wait: its connection
+ * is not ready, or its answer found no room. It then stays in @slot and
+ * must be done before anything received after it.
  */
 static int rdmalock_msg_deliver(struct rdmalock_msg_slot *slot)
 {
-	struct rdmalock_msg_ring *ring = slot->ring;
-	struct rdmalock_conn *conn = ring->conn;
-	struct rdmalock_fabric *fabric = conn->fabric;
+	struct rdmalock_conn *conn = slot->ring->conn;
 	bool reposting;
 	int ret;
 
@@ -613,11 +618,18 @@ static int rdmalock_msg_deliver(struct rdmalock_msg_slot *slot)
 		WARN_ON_ONCE(ret && ret != -ENOTCONN);
 		slot->answering = false;
 	}
-	ib_dma_sync_single_for_device(fabric->device,
+	return 1;
+}
+
+/* Gives @slot back to the NIC, once nothing holds it any more. */
+static void rdmalock_msg_give_back(struct rdmalock_msg_slot *slot)
+{
+	struct rdmalock_msg_ring *ring = slot->ring;
+
+	ib_dma_sync_single_for_device(ring->conn->fabric->device,
 				      ring->dma + slot->index * RDMALOCK_MSG_SIZE,
 				      RDMALOCK_MSG_SIZE, DMA_FROM_DEVICE);
 	rdmalock_msg_repost(slot);
-	return 0;
 }
 
 /* Hands the held messages over in order, as the connection allows. */
@@ -647,9 +659,12 @@ static void rdmalock_msg_release(struct work_struct *work)
 					   &ring->release_work, 1);
 			return;
 		}
+		/* Out of the queue before the NIC can fill the slot again. */
 		spin_lock_bh(&ring->hold_lock);
 		rdmalock_msg_fifo_pop(&ring->held);
 		spin_unlock_bh(&ring->hold_lock);
+		if (ret)
+			rdmalock_msg_give_back(&ring->slots[i]);
 	}
 }
 
@@ -671,6 +686,7 @@ static void rdmalock_msg_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 						      struct rdmalock_msg_slot, cqe);
 	struct rdmalock_msg_ring *ring = slot->ring;
 	bool held;
+	int ret;
 
 	if (wc->status != IB_WC_SUCCESS) {
 		/* Flushed receives are how a teardown ends; no news there. */
@@ -690,7 +706,12 @@ static void rdmalock_msg_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	spin_lock(&ring->hold_lock);
 	held = rdmalock_msg_fifo_hold(&ring->held, slot->index);
 	spin_unlock(&ring->hold_lock);
-	if (held || rdmalock_msg_deliver(slot) != -EAGAIN)
+	if (held)
+		return;
+	ret = rdmalock_msg_deliver(slot);
+	if (ret == 1)
+		rdmalock_msg_give_back(slot);
+	if (ret != -EAGAIN)
 		return;
 	/* Nothing is held now: this one waits first, the rest behind it. */
 	spin_lock(&ring->hold_lock);
