@@ -198,6 +198,8 @@ VISIBLE_IF_KUNIT int rdmalock_msg_check(const void *buf, u32 byte_len,
 	if (be16_to_cpu(hdr->magic) != RDMALOCK_MSG_MAGIC ||
 	    hdr->version != RDMALOCK_MSG_VERSION ||
 	    !hdr->type || hdr->type >= RDMALOCK_MSG_TYPES ||
+	    (hdr->type > RDMALOCK_MSG_AUTH &&
+	     hdr->type < RDMALOCK_MSG_USER_FIRST) ||
 	    be16_to_cpu(hdr->len) != byte_len - sizeof(*hdr) ||
 	    be16_to_cpu(hdr->src_node) != src_node ||
 	    be32_to_cpu(hdr->domain) != domain_hash ||
