@@ -13,15 +13,15 @@
  * Held messages. The accepting side may receive a message before its
  * cm handler hears that the connection is established (the first message
  * is what establishes it, at the QP); a handler that answered it then
- * would find no connection to answer on. So whatever arrives before the
- * connection is up, WRITE-with-immediate notifications included, is held
- * in its receive slot, in arrival order (struct rdmalock_msg_fifo), and
- * handed over by a work item, with bottom halves disabled, once it is up;
+ * would find no connection to answer on. So whatever arrives before that
+ * event, WRITE-with-immediate notifications included, is held in its
+ * receive slot, in arrival order (struct rdmalock_msg_fifo), and handed
+ * over by a work item, with bottom halves disabled, from that event on;
  * what arrives meanwhile queues behind. A connection that fails first
- * drops them with its ring. Once up, only the handshake's message is
- * handled until the connection is ready, offered to users (native
- * atomics are probed in between): a handler could not answer on it
- * before, and the peer's side may be ready first. The rest is checked
+ * drops them with its ring. Of what is handed over, only the handshake's
+ * message is handled before the connection is ready, offered to users
+ * (native atomics are probed in between): a handler could not answer on
+ * it before, and the peer's side may be ready first. The rest is checked
  * and then held the same way, and the work item tries it every jiffy.
  *
  * Answers owed. The fabric's own requests (emulated atomics) are answered
@@ -671,11 +671,12 @@ static void rdmalock_msg_release(struct work_struct *work)
 }
 
 /**
- * rdmalock_msg_conn_up() - hand over what a connection held back
- * @conn: a connection that has just become up, with its ring
+ * rdmalock_msg_conn_up() - start handing over what a connection held back
+ * @conn: a connection the CM has just established, with its ring
  *
- * Context: any; called under fabric->lock, in the step that makes @conn
- * up, so that its teardown, which waits for the hand-over, comes after.
+ * Context: any; called under fabric->lock, in the step that records the
+ * CM's event, so that its teardown, which waits for the hand-over, comes
+ * after.
  */
 void rdmalock_msg_conn_up(struct rdmalock_conn *conn)
 {
