@@ -52,8 +52,10 @@ static int rdmalock_add_device(struct ib_device *ibdev)
  * rdmalock_device_present() - is a device still ours to use?
  * @ibdev: a device a fabric has resolved its address to
  *
- * False from the start of the device's removal: a fabric being created
- * on it that did not make the list of fabrics in time must give it up.
+ * False before our ib_client has seen the device (rdma_cm may hear of a
+ * new device first) and from the start of its removal: a fabric being
+ * created on it that did not make the list of fabrics in time must give
+ * it up.
  *
  * Context: process context.
  */

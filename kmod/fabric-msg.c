@@ -13,15 +13,15 @@
  * Held messages. The accepting side may receive a message before its
  * cm handler hears that the connection is established (the first message
  * is what establishes it, at the QP); a handler that answered it then
- * would find no connection to answer on. So whatever arrives before the
- * connection is up, WRITE-with-immediate notifications included, is held
- * in its receive slot, in arrival order (struct rdmalock_msg_fifo), and
- * handed over by a work item, with bottom halves disabled, once it is up;
+ * would find no connection to answer on. So whatever arrives before that
+ * event, WRITE-with-immediate notifications included, is held in its
+ * receive slot, in arrival order (struct rdmalock_msg_fifo), and handed
+ * over by a work item, with bottom halves disabled, from that event on;
  * what arrives meanwhile queues behind. A connection that fails first
- * drops them with its ring. Once up, only the handshake's message is
- * handled until the connection is ready, offered to users (native
- * atomics are probed in between): a handler could not answer on it
- * before, and the peer's side may be ready first. The rest is checked
+ * drops them with its ring. Of what is handed over, only the handshake's
+ * message is handled before the connection is ready, offered to users
+ * (native atomics are probed in between): a handler could not answer on
+ * it before, and the peer's side may be ready first. The rest is checked
  * and then held the same way, and the work item tries it every jiffy.
  *
  * Answers owed. The fabric's own requests (emulated atomics) are answered
@@ -41,8 +41,8 @@
  * Heartbeats. Every heartbeat_ms each node sends an empty message to
  * every peer it is connected to; a peer from which nothing at all has
  * been received for heartbeat_timeout_ms is failed, so a silent node is
- * noticed without waiting for traffic to it. Both are taken from the
- * module parameters when the domain is created.
+ * noticed without waiting for traffic to it. Both are the domain's
+ * attributes, fixed when it is created.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -62,7 +62,7 @@ struct rdmalock_msg_slot {
 	u32 byte_len;
 	u32 imm;
 	bool with_imm;
-	bool checked;			/* and counted: only its handler is left */
+	bool checked;			/* counted posted; only its handler is left */
 	u8 type;			/* what the check found */
 	u32 len;
 	bool answering;			/* @answer is owed, not yet sent */
@@ -198,6 +198,8 @@ VISIBLE_IF_KUNIT int rdmalock_msg_check(const void *buf, u32 byte_len,
 	if (be16_to_cpu(hdr->magic) != RDMALOCK_MSG_MAGIC ||
 	    hdr->version != RDMALOCK_MSG_VERSION ||
 	    !hdr->type || hdr->type >= RDMALOCK_MSG_TYPES ||
+	    (hdr->type > RDMALOCK_MSG_AUTH &&
+	     hdr->type < RDMALOCK_MSG_USER_FIRST) ||
 	    be16_to_cpu(hdr->len) != byte_len - sizeof(*hdr) ||
 	    be16_to_cpu(hdr->src_node) != src_node ||
 	    be32_to_cpu(hdr->domain) != domain_hash ||
@@ -560,8 +562,13 @@ static int rdmalock_msg_take(struct rdmalock_msg_slot *slot, bool *reposting)
 
 	*reposting = false;
 	/* A failed connection's late messages answer nothing any more. */
-	if (READ_ONCE(conn->state) == RDMALOCK_CONN_FAILED)
+	if (READ_ONCE(conn->state) == RDMALOCK_CONN_FAILED) {
+		/* Counted posted when checked: it will never be handled. */
+		if (slot->checked && !slot->with_imm)
+			atomic64_inc(&conn->fabric->peers[rdmalock_conn_node(conn)]
+				     .verbs[RDMALOCK_VERB_RECV].failed);
 		return 0;
+	}
 	if (!slot->checked) {
 		ret = slot->with_imm ? rdmalock_msg_check_imm(slot) :
 				       rdmalock_msg_check_slot(slot);
@@ -580,18 +587,18 @@ static int rdmalock_msg_take(struct rdmalock_msg_slot *slot, bool *reposting)
 }
 
 /*
- * Handles what @slot received, sends the answer it owes, and gives the
- * slot back to the NIC. Messages of one connection come here one at a
- * time, in order, with bottom halves disabled.
+ * Handles what @slot received and sends the answer it owes. Messages of
+ * one connection come here one at a time, in order, with bottom halves
+ * disabled.
  *
- * Return: 0, or -EAGAIN when the answer found no room: it stays in @slot
- * and must be sent before anything received after it is handled.
+ * Return: 1 when @slot is to be given back to the NIC, 0 when it is not
+ * (its connection failed), or -EAGAIN when it must wait: its connection
+ * is not ready, or its answer found no room. It then stays in @slot and
+ * must be done before anything received after it.
  */
 static int rdmalock_msg_deliver(struct rdmalock_msg_slot *slot)
 {
-	struct rdmalock_msg_ring *ring = slot->ring;
-	struct rdmalock_conn *conn = ring->conn;
-	struct rdmalock_fabric *fabric = conn->fabric;
+	struct rdmalock_conn *conn = slot->ring->conn;
 	bool reposting;
 	int ret;
 
@@ -613,11 +620,18 @@ static int rdmalock_msg_deliver(struct rdmalock_msg_slot *slot)
 		WARN_ON_ONCE(ret && ret != -ENOTCONN);
 		slot->answering = false;
 	}
-	ib_dma_sync_single_for_device(fabric->device,
+	return 1;
+}
+
+/* Gives @slot back to the NIC, once nothing holds it any more. */
+static void rdmalock_msg_give_back(struct rdmalock_msg_slot *slot)
+{
+	struct rdmalock_msg_ring *ring = slot->ring;
+
+	ib_dma_sync_single_for_device(ring->conn->fabric->device,
 				      ring->dma + slot->index * RDMALOCK_MSG_SIZE,
 				      RDMALOCK_MSG_SIZE, DMA_FROM_DEVICE);
 	rdmalock_msg_repost(slot);
-	return 0;
 }
 
 /* Hands the held messages over in order, as the connection allows. */
@@ -647,18 +661,22 @@ static void rdmalock_msg_release(struct work_struct *work)
 					   &ring->release_work, 1);
 			return;
 		}
+		/* Out of the queue before the NIC can fill the slot again. */
 		spin_lock_bh(&ring->hold_lock);
 		rdmalock_msg_fifo_pop(&ring->held);
 		spin_unlock_bh(&ring->hold_lock);
+		if (ret)
+			rdmalock_msg_give_back(&ring->slots[i]);
 	}
 }
 
 /**
- * rdmalock_msg_conn_up() - hand over what a connection held back
- * @conn: a connection that has just become up, with its ring
+ * rdmalock_msg_conn_up() - start handing over what a connection held back
+ * @conn: a connection the CM has just established, with its ring
  *
- * Context: any; called under fabric->lock, in the step that makes @conn
- * up, so that its teardown, which waits for the hand-over, comes after.
+ * Context: any; called under fabric->lock, in the step that records the
+ * CM's event, so that its teardown, which waits for the hand-over, comes
+ * after.
  */
 void rdmalock_msg_conn_up(struct rdmalock_conn *conn)
 {
@@ -671,6 +689,7 @@ static void rdmalock_msg_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 						      struct rdmalock_msg_slot, cqe);
 	struct rdmalock_msg_ring *ring = slot->ring;
 	bool held;
+	int ret;
 
 	if (wc->status != IB_WC_SUCCESS) {
 		/* Flushed receives are how a teardown ends; no news there. */
@@ -690,7 +709,12 @@ static void rdmalock_msg_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	spin_lock(&ring->hold_lock);
 	held = rdmalock_msg_fifo_hold(&ring->held, slot->index);
 	spin_unlock(&ring->hold_lock);
-	if (held || rdmalock_msg_deliver(slot) != -EAGAIN)
+	if (held)
+		return;
+	ret = rdmalock_msg_deliver(slot);
+	if (ret == 1)
+		rdmalock_msg_give_back(slot);
+	if (ret != -EAGAIN)
 		return;
 	/* Nothing is held now: this one waits first, the rest behind it. */
 	spin_lock(&ring->hold_lock);

@@ -103,7 +103,10 @@ struct rdmalock_auth_msg {
 #define RDMALOCK_MSG_MAGIC		0x524c		/* "RL" */
 #define RDMALOCK_MSG_VERSION		1
 #define RDMALOCK_MSG_SIZE		256
-/* The fabric's own types, below RDMALOCK_MSG_USER_FIRST. */
+/*
+ * The fabric's own types, 1 to RDMALOCK_MSG_AUTH; the rest below
+ * RDMALOCK_MSG_USER_FIRST are reserved, and malformed on the wire.
+ */
 #define RDMALOCK_MSG_HEARTBEAT		1
 #define RDMALOCK_MSG_RMW_REQ		2	/* emulated atomics */
 #define RDMALOCK_MSG_RMW_RESP		3

@@ -1218,9 +1218,23 @@ static int rdmalock_fabric_listen(struct rdmalock_fabric *fabric)
 		ret = -ENODEV;
 		goto err;
 	}
-	ret = rdma_listen(id, RDMALOCK_MAX_NODES);
-	if (ret)
+	/*
+	 * Known to our ib_client, so that its removal finds this fabric or
+	 * is seen by rdmalock_fabric_publish(); and pinned until the PD is
+	 * gone, so that a removal that did not find it waits for that.
+	 */
+	if (!rdmalock_device_present(id->device) ||
+	    !ib_device_try_get(id->device)) {
+		pr_err_ratelimited("%s: RDMA device %s is going or not set up yet\n",
+				   fabric->attr.name, dev_name(&id->device->dev));
+		ret = -ENODEV;
 		goto err;
+	}
+	ret = rdma_listen(id, RDMALOCK_MAX_NODES);
+	if (ret) {
+		ib_device_put(id->device);
+		goto err;
+	}
 	fabric->listen_id = id;
 	fabric->device = id->device;
 	return 0;
@@ -1435,11 +1449,11 @@ static int rdmalock_fabric_publish(struct rdmalock_fabric *fabric)
  * retried until the peers are there.
  *
  * Context: process context; sleeps.
- * Return: 0; -ENODEV when no RDMA device has this node's address;
- * -ETIMEDOUT or -ENOTCONN when the loopback connection cannot be made;
- * -EADDRINUSE when another domain listens on the same address and port;
- * -EINVAL for heartbeat module parameters that cannot work; -ENOMEM;
- * the crypto API's errors.
+ * Return: 0; -ENODEV when no RDMA device has this node's address, or
+ * when its device is being removed; -ETIMEDOUT or -ENOTCONN when the
+ * loopback connection cannot be made; -EADDRINUSE when another domain
+ * listens on the same address and port; -EINVAL for heartbeat
+ * attributes that cannot work; -ENOMEM; the crypto API's errors.
  */
 int rdmalock_fabric_create(const struct rdmalock_fabric_attr *attr,
 			   const u8 *key, u32 key_len,
@@ -1507,6 +1521,7 @@ err_pd:
 err_listen:
 	if (fabric->listen_id)
 		rdma_destroy_id(fabric->listen_id);
+	ib_device_put(fabric->device);
 err_wq:
 	destroy_workqueue(fabric->wq);
 err_free:
@@ -1528,6 +1543,8 @@ static void rdmalock_fabric_detach(struct rdmalock_fabric *fabric,
 	rdmalock_fabric_stop(fabric, why);
 	rdmalock_region_unmap(fabric);
 	ib_dealloc_pd(fabric->pd);
+	/* Taken in rdmalock_fabric_listen(); the device may go now. */
+	ib_device_put(fabric->device);
 	fabric->detached = true;
 }
 

@@ -91,8 +91,8 @@ void rdmalock_fabric_peer_status(struct rdmalock_fabric *fabric, u32 node,
 /*
  * A message handler runs in softirq context (or with bottom halves
  * disabled), in order per sending node, never two at once for one
- * connection, and only once that connection is up: what arrives before is
- * held until then. It must not sleep. @payload is valid only during the
+ * connection, and only once that connection is ready (offered to users):
+ * what arrives before is held until then. It must not sleep. @payload is valid only during the
  * call.
  */
 typedef void rdmalock_msg_fn(struct rdmalock_fabric *fabric, u32 node,

@@ -447,6 +447,9 @@ static void msg_each_bad_field_is_rejected(struct kunit *test)
 	EXPECT_BAD(hdr->type = 0);
 	EXPECT_BAD(hdr->type = RDMALOCK_MSG_TYPES);
 	EXPECT_BAD(hdr->type = 0xff);
+	/* Reserved for the fabric, and none of its types. */
+	EXPECT_BAD(hdr->type = RDMALOCK_MSG_AUTH + 1);
+	EXPECT_BAD(hdr->type = RDMALOCK_MSG_USER_FIRST - 1);
 	EXPECT_BAD(hdr->len = cpu_to_be16(9));
 	EXPECT_BAD(hdr->len = cpu_to_be16(0xffff));
 	EXPECT_BAD(hdr->src_node = cpu_to_be16(SRC_NODE + 1));

@@ -49,10 +49,13 @@ read_refused_at_once() {
 # Before the check, time for a few attempts, each of which logged a line
 # before (every 500 ms plus the 2 s address resolution); the next line
 # is due only a minute after the first.
+failed_lines() { dmesg | grep -c "$DOMAIN: node $victim: connection failed" || :; }
+
+# Since the kill: the cuts and the device removal before it log their own.
 failure_logged_once() {
 	sleep 6
 	dmesg | grep "$DOMAIN: node $victim: " >&2
-	[ "$(dmesg | grep -c "$DOMAIN: node $victim: connection failed")" -le 1 ]
+	[ "$(($(failed_lines) - $(cat /tmp/failed-before)))" -le 1 ]
 }
 
 create() {
@@ -207,6 +210,7 @@ tap_check "rdmalock.ko loads" load_rdmalock
 tap_check "domain create" create
 tap_check "every node is up" retry 60 domain_up $DOMAIN
 heal_and_remove
+failed_lines >/tmp/failed-before
 tap_check "all nodes joined" barrier kill-up
 tap_check "a storm on the node that dies ends in errors, not a hang" storm_fails
 tap_check "the dead node is reported not up" retry 15 victim_not_up

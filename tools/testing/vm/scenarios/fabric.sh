@@ -425,6 +425,8 @@ tap_check "and a ping-pong through all nodes on node 0" \
 barrier pingpong-again-done
 tap_check "that ping-pong word is exactly $((n * ROUNDS))" \
 	word_is 0 $ATTACK_PINGPONG_WORD $((n * ROUNDS))
+# Every node has read node 0's word before any domain goes.
+barrier pingpong-checked
 tap_check "domain destroy during a storm: stops it, fabric gone at once" \
 	destroy_during_storm
 tap_check "rdmalock.ko unloads" rmmod rdmalock
