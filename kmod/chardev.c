@@ -22,7 +22,8 @@
 #include "rdmalock-pri.h"
 
 #define RDMALOCK_FEATURES	(RDMALOCK_FEAT_DEVICE_STATUS | RDMALOCK_FEAT_DOMAINS | \
-				 RDMALOCK_FEAT_LOCKS | RDMALOCK_FEAT_DOMAIN_KEY)
+				 RDMALOCK_FEAT_LOCKS | RDMALOCK_FEAT_DOMAIN_KEY | \
+				 RDMALOCK_FEAT_FLOOR)
 
 /* The command changes state: CAP_SYS_ADMIN is required. */
 #define RDMALOCK_IOCF_ADMIN	BIT(0)
@@ -172,6 +173,15 @@ static long rdmalock_ioc_fabric_test(struct file *file, void *arg)
 	return rdmalock_fabric_test(t);
 }
 
+static long rdmalock_ioc_floor(struct file *file, void *arg)
+{
+	struct rdmalock_floor *f = arg;
+
+	if (!rdmalock_name_terminated(f->name))
+		return -EINVAL;
+	return rdmalock_floor(f);
+}
+
 static const struct rdmalock_ioctl_desc rdmalock_ioctls[] = {
 	{ RDMALOCK_IOC_VERSION, 0, rdmalock_ioc_version, "VERSION" },
 	{ RDMALOCK_IOC_STATUS, 0, rdmalock_ioc_status, "STATUS" },
@@ -189,6 +199,7 @@ static const struct rdmalock_ioctl_desc rdmalock_ioctls[] = {
 	{ RDMALOCK_IOC_UNLOCK, RDMALOCK_IOCF_ADMIN | RDMALOCK_IOCF_NO_OUT,
 	  rdmalock_ioc_unlock, "UNLOCK" },
 	{ RDMALOCK_IOC_RUN, RDMALOCK_IOCF_ADMIN, rdmalock_ioc_run, "RUN" },
+	{ RDMALOCK_IOC_FLOOR, RDMALOCK_IOCF_ADMIN, rdmalock_ioc_floor, "FLOOR" },
 };
 
 static const struct rdmalock_ioctl_desc *rdmalock_ioctl_lookup(unsigned int cmd)

@@ -332,6 +332,7 @@ int rdmalock_domain_create(const struct rdmalock_domain_create *req,
 	dom->algo = req->algo;
 	dom->locks_per_node = req->locks_per_node;
 	dom->state = RDMALOCK_DOM_CREATING;
+	rdmalock_floor_echo_init(&dom->echo);
 
 	mutex_lock(&rdmalock_domains_mutex);
 	if (rdmalock_domain_find(dom->attr.name)) {
@@ -345,7 +346,11 @@ int rdmalock_domain_create(const struct rdmalock_domain_create *req,
 	ret = rdmalock_fabric_create(&dom->attr, key, req->key_len, &dom->fabric);
 	if (ret)
 		goto err_unlist;
-	ret = rdmalock_lockspace_create(dom->fabric, &dom->attr, &params, &dom->ls);
+	/* Lives in @dom, past the fabric: destroying the fabric undoes it. */
+	ret = rdmalock_floor_echo_attach(dom->fabric, &dom->echo);
+	if (!ret)
+		ret = rdmalock_lockspace_create(dom->fabric, &dom->attr, &params,
+						&dom->ls);
 	if (ret) {
 		rdmalock_fabric_destroy(dom->fabric);
 		goto err_unlist;

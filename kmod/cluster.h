@@ -11,6 +11,7 @@
 #include <rdmalock.h>
 
 #include "fabric.h"
+#include "floor.h"
 
 struct rdmalock_lockspace;
 
@@ -31,6 +32,7 @@ struct rdmalock_domain {
 	struct rdmalock_fabric_attr attr;
 	struct rdmalock_fabric *fabric;
 	struct rdmalock_lockspace *ls;
+	struct rdmalock_floor_echo echo;
 	struct dentry *debugfs;
 };
 

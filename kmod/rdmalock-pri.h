@@ -38,6 +38,9 @@ long rdmalock_ioc_unlock(struct file *file, void *arg);
 /* torture.c: RDMALOCK_IOC_RUN. */
 int rdmalock_run(struct rdmalock_run *req);
 
+/* floor.c: RDMALOCK_IOC_FLOOR. */
+int rdmalock_floor(struct rdmalock_floor *req);
+
 /* main.c: test-only locks allowed */
 extern bool rdmalock_allow_broken;
 

@@ -9,6 +9,7 @@
 #include <kunit/test.h>
 #include <linux/mman.h>
 #include <linux/module.h>
+#include <linux/string.h>
 #include <linux/uaccess.h>
 
 #include "fabric.h"
@@ -54,6 +55,7 @@ static void version_reports_abi_and_features(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, version_ioctl(test, &v), 0);
 	KUNIT_EXPECT_EQ(test, v.abi_version, RDMALOCK_ABI_VERSION);
 	KUNIT_EXPECT_TRUE(test, v.features & RDMALOCK_FEAT_DEVICE_STATUS);
+	KUNIT_EXPECT_TRUE(test, v.features & RDMALOCK_FEAT_FLOOR);
 }
 
 static void version_rejects_bad_size(struct kunit *test)
@@ -208,6 +210,46 @@ static void status_fills_only_what_it_reports(struct kunit *test)
 					   (max - n) * sizeof(*info)));
 }
 
+static long floor_ioctl(struct kunit *test, struct rdmalock_floor *f)
+{
+	return ioctl_copy(test, RDMALOCK_IOC_FLOOR, f, sizeof(*f));
+}
+
+static void floor_init(struct rdmalock_floor *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->size = sizeof(*f);
+	strscpy(f->name, "nosuch", sizeof(f->name));
+	f->peer = 1;
+	f->samples = 1;
+}
+
+/* Its own fields are checked before the domain is looked for. */
+static void floor_rejects_bad_fields(struct kunit *test)
+{
+	struct rdmalock_floor f;
+	size_t i;
+
+	floor_init(&f);
+	KUNIT_EXPECT_EQ(test, floor_ioctl(test, &f), -ENOENT);
+	f.samples = 0;
+	KUNIT_EXPECT_EQ(test, floor_ioctl(test, &f), -EINVAL);
+	f.samples = RDMALOCK_FLOOR_MAX_SAMPLES + 1;
+	KUNIT_EXPECT_EQ(test, floor_ioctl(test, &f), -EINVAL);
+	floor_init(&f);
+	f.flags = 1;
+	KUNIT_EXPECT_EQ(test, floor_ioctl(test, &f), -EINVAL);
+	floor_init(&f);
+	memset(f.name, 'a', sizeof(f.name));
+	KUNIT_EXPECT_EQ(test, floor_ioctl(test, &f), -EINVAL);
+	for (i = 0; i < ARRAY_SIZE(f.reserved); i++) {
+		floor_init(&f);
+		f.reserved[i] = 1;
+		KUNIT_EXPECT_EQ_MSG(test, floor_ioctl(test, &f), -EINVAL,
+				    "reserved[%zu]", i);
+	}
+}
+
 static struct kunit_case rdmalock_ioctl_cases[] = {
 	KUNIT_CASE(version_reports_abi_and_features),
 	KUNIT_CASE(version_rejects_bad_size),
@@ -218,6 +260,7 @@ static struct kunit_case rdmalock_ioctl_cases[] = {
 	KUNIT_CASE(status_counts_without_an_array),
 	KUNIT_CASE(status_rejects_bad_device_array),
 	KUNIT_CASE(status_fills_only_what_it_reports),
+	KUNIT_CASE(floor_rejects_bad_fields),
 	{}
 };
 

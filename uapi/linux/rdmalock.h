@@ -38,6 +38,8 @@
 #define RDMALOCK_FEAT_LOCKS		_BITULL(2)	/* LOCK, UNLOCK, RUN */
 /* Domains have keys (&rdmalock_domain_create.key, _F_INSECURE). */
 #define RDMALOCK_FEAT_DOMAIN_KEY	_BITULL(3)
+/* RDMALOCK_IOC_FLOOR: the fabric's floors, measured by the kernel. */
+#define RDMALOCK_FEAT_FLOOR		_BITULL(4)
 
 /**
  * struct rdmalock_version - ABI version and features of the loaded module
@@ -578,6 +580,56 @@ struct rdmalock_run {
 	__u64 reserved[2];
 };
 
+/* The floors &rdmalock_floor measures, indexing its arrays. */
+#define RDMALOCK_FLOOR_REMOTE_CAS	0	/* RDMA CAS on @peer's word */
+#define RDMALOCK_FLOOR_LOOPBACK_CAS	1	/* the same on this node's */
+#define RDMALOCK_FLOOR_MESSAGE		2	/* to @peer and back */
+#define RDMALOCK_FLOOR_CPU_CAS		3	/* cmpxchg on a local word */
+#define RDMALOCK_FLOOR_KINDS		4
+
+#define RDMALOCK_FLOOR_MAX_SAMPLES	100000
+
+/**
+ * struct rdmalock_floor - the fabric's floors, measured on a domain
+ * @size: in: sizeof(struct rdmalock_floor)
+ * @flags: in: must be zero
+ * @name: in: NUL-terminated name of the domain
+ * @peer: in: the other node of REMOTE_CAS and MESSAGE; not this node
+ * @samples: in: samples of each floor, 1 to %RDMALOCK_FLOOR_MAX_SAMPLES
+ * @p50_ns: out: by RDMALOCK_FLOOR_*, the median of its samples
+ * @p99_ns: out: their 99th percentile
+ * @done: out: samples taken of each: @samples when the command succeeds
+ * @reserved: must be zero
+ *
+ * Requires CAP_SYS_ADMIN. The floors are what no lock of the domain can
+ * beat, measured one sample after the other, each timed by the kernel's
+ * monotonic clock. REMOTE_CAS: one RDMA compare-and-swap to @peer, its
+ * completion waited for (0 for 0 on one of the fabric's test words,
+ * which never changes it); LOOPBACK_CAS: the same to this node, through
+ * its loopback connection; MESSAGE: a message to @peer, which the kernel
+ * there answers at once, until the answer has woken the sender; CPU_CAS:
+ * one cmpxchg on a word of this node's memory, each sample the mean of a
+ * batch (a single one is shorter than the clock's own cost). Under
+ * emulated atomics the CAS floors are the emulation's: a message to the
+ * word's node and its answer.
+ *
+ * Fails with -EINVAL for a bad @peer or @samples, -ENOTCONN when @peer
+ * (or the loopback) is not up, -ETIMEDOUT when @peer does not answer a
+ * message, -EINTR on a fatal signal, or a verb's error; nothing is
+ * returned then.
+ */
+struct rdmalock_floor {
+	__u32 size;
+	__u32 flags;
+	char name[RDMALOCK_NAME_MAX];
+	__u32 peer;
+	__u32 samples;
+	__u64 p50_ns[RDMALOCK_FLOOR_KINDS];
+	__u64 p99_ns[RDMALOCK_FLOOR_KINDS];
+	__u64 done[RDMALOCK_FLOOR_KINDS];
+	__u64 reserved[4];
+};
+
 #define RDMALOCK_IOC_MAGIC	0xDA
 
 /* Read-only commands; any user who can open the device may issue them. */
@@ -598,5 +650,6 @@ struct rdmalock_run {
 #define RDMALOCK_IOC_LOCK	_IOWR(RDMALOCK_IOC_MAGIC, 0x13, struct rdmalock_lock_req)
 #define RDMALOCK_IOC_UNLOCK	_IOWR(RDMALOCK_IOC_MAGIC, 0x14, struct rdmalock_lock_req)
 #define RDMALOCK_IOC_RUN	_IOWR(RDMALOCK_IOC_MAGIC, 0x15, struct rdmalock_run)
+#define RDMALOCK_IOC_FLOOR	_IOWR(RDMALOCK_IOC_MAGIC, 0x16, struct rdmalock_floor)
 
 #endif /* _UAPI_LINUX_RDMALOCK_H */
