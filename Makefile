@@ -14,7 +14,8 @@ SCENARIO ?= smoke
 KERNEL ?= stock
 
 TOOL := tools/rdmalockctl/rdmalockctl
-TOOL_SRCS := $(TOOL).c tools/rdmalockctl/domain.c tools/rdmalockctl/locks.c
+TOOL_SRCS := $(TOOL).c tools/rdmalockctl/domain.c tools/rdmalockctl/floor.c \
+	tools/rdmalockctl/locks.c
 TOOL_CFLAGS := -O2 -Wall -Wextra -Werror -std=gnu11 -Iuapi -static
 TOOL_LDLIBS := -lm
 TESTING := tools/testing

@@ -379,6 +379,7 @@ static void print_result(const struct rdmalock_run *r)
 	double acq = r->acquisitions;
 	size_t i;
 
+	printf("threads: %u\n", r->threads);
 	printf("acquisitions: %llu\n", (unsigned long long)r->acquisitions);
 	printf("violations: %llu\n", (unsigned long long)r->violations);
 	printf("errors: %llu\n", (unsigned long long)r->errors);

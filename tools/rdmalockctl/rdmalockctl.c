@@ -43,6 +43,9 @@ static void print_usage(FILE *out)
 		"  fabric-test NAME pattern|faa-storm|cas-pingpong|read|invalidate\n"
 		"                --target N [--threads T] [--iterations M] [--word W]\n"
 		"                [--async]\n"
+		"  floor NAME --peer N [--samples S]\n"
+		"            the fabric's floors: an RDMA CAS to node N and to this\n"
+		"            node, a message to N and back, a CPU CAS (S each, 1000)\n"
 		"  lock NAME ID [--shared] [--timeout MS] [--try] [-- CMD [ARGS...]]\n"
 		"            hold the lock while CMD runs, or until end of input\n"
 		"  session   read lock, unlock and sleep commands from stdin, one a\n"
@@ -190,10 +193,11 @@ static int cmd_version(int argc, char **argv)
 	close(fd);
 	printf("module ABI %u, rdmalockctl ABI %u\n", v.abi_version,
 	       RDMALOCK_ABI_VERSION);
-	printf("features:%s%s%s\n",
+	printf("features:%s%s%s%s\n",
 	       v.features & RDMALOCK_FEAT_DEVICE_STATUS ? " device-status" : "",
 	       v.features & RDMALOCK_FEAT_DOMAINS ? " domains" : "",
-	       v.features & RDMALOCK_FEAT_DOMAIN_KEY ? " domain-key" : "");
+	       v.features & RDMALOCK_FEAT_DOMAIN_KEY ? " domain-key" : "",
+	       v.features & RDMALOCK_FEAT_FLOOR ? " floor" : "");
 	if (v.abi_version != RDMALOCK_ABI_VERSION) {
 		fprintf(stderr, "rdmalockctl: ABI mismatch; rebuild the tool\n");
 		return 1;
@@ -255,6 +259,7 @@ static const struct command {
 	{ "status", cmd_status, 0, 0 },
 	{ "domain", cmd_domain, 1, 64 },
 	{ "fabric-test", cmd_fabric_test, 2, 64 },
+	{ "floor", cmd_floor, 1, 64 },
 	{ "lock", cmd_lock, 2, INT_MAX },
 	{ "session", cmd_session, 0, 0 },
 	{ "torture", cmd_run, 1, 64 },

@@ -23,6 +23,7 @@ extern const char * const verb_names[RDMALOCK_VERB_MAX];
 /* Each returns the process's exit status; argv[0] is the command. */
 int cmd_domain(int argc, char **argv);
 int cmd_fabric_test(int argc, char **argv);
+int cmd_floor(int argc, char **argv);
 int cmd_lock(int argc, char **argv);
 int cmd_session(int argc, char **argv);
 /* torture, bench, counters and counters-reset, by argv[0] */
