@@ -1,9 +1,27 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# bench: every node runs the benchmark at once, and node 0 gathers every
-# node's results into two tables, printed as TAP comments ("# |"), which
-# "make bench" shows:
+# bench: node 0 gathers every node's results into four tables, printed
+# as TAP comments ("# |"), which "make bench" shows:
+#
+# - the floors, which node 0 measures on dom-cas toward node 1 before
+#   the algorithms run and after them: one RDMA CAS to node 1, one to
+#   node 0 through its loopback, a message to node 1 and its answer, a
+#   CPU CAS (median and 99th percentile of FLOOR_SAMPLES each; see
+#   "rdmalockctl floor");
+# - for each algorithm, its uncontended acquisition and its hand-over,
+#   each beside its multiple of the floor before: node 0's median
+#   acquisition with one thread while the other nodes idle, of a lock
+#   homed on node 0 (against the loopback and the CPU CAS) and of locks
+#   homed on the others (against the remote CAS); and the hand-over
+#   interval, while one thread on node 1 and one on node 2 contend for a
+#   lock homed on node 0 with empty critical sections: their run's
+#   length over their acquisitions summed, the mean time from one grant
+#   to the next while the lock is never free, a holder's release
+#   included (against the message's round trip). A lock that grants
+#   twice in a row to one node counts that as a hand-over too;
+#
+# and then, every node running BENCH_THREADS threads at once:
 #
 # - alock against the cas and mcs baselines on 20 locks, at 95% and 50%
 #   local, exclusive only;
@@ -20,39 +38,145 @@
 # CAS per acquisition are over all nodes' acquisitions (heartbeats are in
 # "send"); "relcas" is the part of "badcas" posted by releases, "deleg"
 # the writers' requests to a home node (both per acquisition);
-# CPU is the threads' CPU time over the run's length, summed.
+# CPU is the threads' CPU time over the run's length, summed; "shares"
+# each node's share of the acquisitions, by node id, and "fair" the
+# smallest of a node's share over its share of the threads (1 when every
+# node got as much as its threads' share).
 # Only ratios between rows mean anything: the NIC is software and the
 # CPUs are emulated.
 . ./lib.sh
 
 : "${BENCH_MS:=5000}"
 : "${BENCH_THREADS:=4}"
+: "${LAT_MS:=3000}"
+: "${FLOOR_SAMPLES:=1000}"
 n=$(num_nodes)
+ALL_NODES=$(seq 0 $((n - 1)) | tr '\n' ' ')
 
 ctl() { rdmalockctl "$@"; }
 
-# bench_one ALGO WORKLOAD BENCH-ARGS...: one run, published as
-# /www/bench-ALGO-WORKLOAD.
+# start_barrier NAME: barrier NAME, polled every 20 ms rather than every
+# second, so that the nodes of a run start within tens of milliseconds
+# of each other; gives up after two minutes, as barrier does.
+start_barrier() {
+	local p tries
+
+	: >"/www/$1"
+	for p in $(peers); do
+		tries=6000
+		until wget -q -O /dev/null "http://$(node_addr "$p")/$1"; do
+			tries=$((tries - 1))
+			[ "$tries" -gt 0 ] || return 1
+			usleep 20000
+		done
+	done
+}
+
+# bench_on NODES ALGO WORKLOAD BENCH-ARGS...: one run by the nodes in
+# NODES (ids, space-separated) while the others wait; each runner's
+# results are published as /www/bench-ALGO-WORKLOAD.
+bench_on() {
+	local nodes="$1" algo="$2" tag="bench-$2-$3"
+
+	shift 3
+	start_barrier "start-$tag" || return 1
+	case " $nodes " in
+	*" $VMTEST_NODE "*)
+		ctl bench "dom-$algo" "$@" >"/tmp/$tag" || return 1
+		cat "/tmp/$tag" >&2
+		mv "/tmp/$tag" "/www/$tag"
+		;;
+	esac
+	barrier "done-$tag"
+}
+
+# bench_one ALGO WORKLOAD BENCH-ARGS...: a run on every node.
 bench_one() {
-	local algo="$1" tag="bench-$1-$2"
+	local algo="$1" load="$2"
 
 	shift 2
-	barrier "start-$tag" || return 1
-	ctl bench "dom-$algo" --threads "$BENCH_THREADS" --duration "$BENCH_MS" \
-		"$@" >"/tmp/$tag" || return 1
-	cat "/tmp/$tag" >&2
-	mv "/tmp/$tag" "/www/$tag"
-	barrier "done-$tag"
+	bench_on "$ALL_NODES" "$algo" "$load" --threads "$BENCH_THREADS" \
+		--duration "$BENCH_MS" "$@"
+}
+
+# bench_latency ALGO: the runs of the floors' multiples. Locks 0, 1 and
+# 2 are homed on nodes 0, 1 and 2: --local 100 takes lock 0 alone, and
+# --local 0 locks 1 and 2.
+bench_latency() {
+	bench_on 0 "$1" solo-local --threads 1 --duration "$LAT_MS" \
+		--locks 3 --local 100 &&
+		bench_on 0 "$1" solo-remote --threads 1 --duration "$LAT_MS" \
+			--locks 3 --local 0 &&
+		bench_on "1 2" "$1" handover --threads 1 --duration "$LAT_MS" \
+			--locks 1
+}
+
+# floor_run WHEN: node 0 measures the floors, published as /www/floor-WHEN.
+floor_run() {
+	start_barrier "start-floor-$1" || return 1
+	if [ "$VMTEST_NODE" -eq 0 ]; then
+		ctl floor dom-cas --peer 1 --samples "$FLOOR_SAMPLES" \
+			>"/tmp/floor-$1" || return 1
+		cat "/tmp/floor-$1" >&2
+		mv "/tmp/floor-$1" "/www/floor-$1"
+	fi
+	barrier "done-floor-$1"
+}
+
+# On node 0: the floors before and after, side by side.
+floor_table() {
+	echo "# | floor (node 0 to node 1, $FLOOR_SAMPLES samples) | p50 us before | p99 us before | p50 us after | p99 us after |"
+	awk 'FNR == 1 { next }
+		NR == FNR { b50[$1] = $2; b99[$1] = $3; name[++k] = $1; next }
+		{ a50[$1] = $2; a99[$1] = $3 }
+		END {
+			for (i = 1; i <= k; i++)
+				printf "# | %-41s | %13.3f | %13.3f | %12.3f | %12.3f |\n",
+					name[i], b50[name[i]], b99[name[i]],
+					a50[name[i]], a99[name[i]]
+		}' /www/floor-before /www/floor-after
+}
+
+ratio_head() {
+	echo "# | algo           | local us | x lo cas | x cpu cas | remote us | x rem cas | hand-over us | x message |"
+}
+
+# ratio_row ALGO: node 0's acquisitions alone, nodes 1 and 2's hand-overs,
+# and their multiples of the floors before.
+ratio_row() {
+	local algo="$1" p
+
+	{
+		sed 's/^/floor /' /www/floor-before
+		sed 's/^/local /' "/www/bench-$algo-solo-local"
+		sed 's/^/remote /' "/www/bench-$algo-solo-remote"
+		for p in 1 2; do
+			wget -q -O - "http://$(node_addr "$p")/bench-$algo-handover" ||
+				return 1
+		done | sed 's/^/handover /'
+	} | awk -v algo="$algo" '
+		function x(a, b) { return b > 0 ? a / b : 0 }
+		$1 == "floor" { f[$2] = $3 }
+		$1 == "local" && $2 == "lat_p50_us:" { loc = $3 }
+		$1 == "remote" && $2 == "lat_p50_us:" { rem = $3 }
+		$1 == "handover" && $2 == "throughput_per_s:" { tput += $3 }
+		END {
+			ho = x(1e6, tput)
+			printf "# | %-14s | %8.1f | %8.1f | %9.0f | %9.1f | %9.1f | %12.1f | %9.1f |\n",
+				algo, loc, x(loc, f["loopback_cas"]), x(loc, f["cpu_cas"]),
+				rem, x(rem, f["remote_cas"]), ho, x(ho, f["message"])
+		}'
 }
 
 # table_row ALGO WORKLOAD: one row from every node's results.
 table_row() {
 	local tag="bench-$1-$2" p
 
-	for p in $(seq 0 $((n - 1))); do
+	for p in $ALL_NODES; do
 		wget -q -O - "http://$(node_addr "$p")/$tag" || return 1
 	done | awk -v algo="$1" -v load="$2" -F': ' '
-		$1 == "acquisitions" { acq += $2; a = $2 }
+		$1 == "threads" { node++; thr[node] = $2; threads += $2 }
+		$1 == "acquisitions" { acq += $2; a = $2; nacq[node] = $2 }
 		$1 == "throughput_per_s" { tput += $2 }
 		$1 == "lat_p50_us" && $2 > p50 { p50 = $2 }
 		$1 == "lat_p99_us" && $2 > p99 { p99 = $2 }
@@ -64,16 +188,23 @@ table_row() {
 		$1 == "cpu_pct" { cpu += $2 }
 		END {
 			if (!acq) acq = 1
-			printf "# | %-14s | %-10s | %9.0f | %9.1f | %9.1f | %9.1f | %5.2f | %5.2f | %5.2f | %5.2f | %5.2f | %5.2f | %6.2f | %6.2f | %5.2f | %5.0f%% |\n",
+			fair = -1
+			for (i = 1; i <= node; i++) {
+				share = nacq[i] / acq
+				shares = shares (i > 1 ? "/" : "") sprintf("%.0f", 100 * share)
+				if (thr[i] && (fair < 0 || share * threads / thr[i] < fair))
+					fair = share * threads / thr[i]
+			}
+			printf "# | %-14s | %-10s | %9.0f | %9.1f | %9.1f | %9.1f | %5.2f | %5.2f | %5.2f | %5.2f | %5.2f | %5.2f | %6.2f | %6.2f | %5.2f | %5.0f%% | %-10s | %4.2f |\n",
 				algo, load, tput, p50, p99, p999, v["read"] / acq,
 				v["write"] / acq, v["cas"] / acq, v["faa"] / acq,
 				v["write_imm"] / acq, v["send"] / acq, fail / acq,
-				relfail / acq, deleg / acq, cpu
+				relfail / acq, deleg / acq, cpu, shares, fair
 		}'
 }
 
 table_head() {
-	echo "# | algo           | workload   | acq/s     | p50 us    | p99 us    | p99.9 us  | read  | write | cas   | faa   | wimm  | send  | badcas | relcas | deleg | cpu    |"
+	echo "# | algo           | workload   | acq/s     | p50 us    | p99 us    | p99.9 us  | read  | write | cas   | faa   | wimm  | send  | badcas | relcas | deleg | cpu    | shares %   | fair |"
 }
 
 LOCAL_LOADS="local95 local50"
@@ -94,6 +225,13 @@ bench_args() {
 print_tables() {
 	local load algo
 
+	floor_table
+	echo "# |"
+	ratio_head
+	for algo in $PAPER_ALGOS; do
+		ratio_row "$algo" || return 1
+	done
+	echo "# |"
 	table_head
 	for load in $LOCAL_LOADS; do
 		for algo in alock cas mcs; do
@@ -122,13 +260,17 @@ bench_domains_up() {
 		domain_up dom-shiftlock-cas
 }
 
-tap_plan 30
+tap_plan 38
 tap_check "rdmalock.ko loads" load_rdmalock
 tap_check "domains alock, cas, mcs and shiftlock created" create_lock_domains 512
 tap_check "domain shiftlock-cas1 created" create_shiftlock_variant shiftlock-cas1 1 7206
 tap_check "domain shiftlock-cas created" create_shiftlock_variant shiftlock-cas only 7205
 tap_check "every node of every domain is up" retry 60 bench_domains_up
 barrier up
+tap_check "floors measured before" floor_run before
+for algo in $PAPER_ALGOS; do
+	tap_check "bench $algo: alone, and a hand-over" bench_latency "$algo"
+done
 for load in $LOCAL_LOADS; do
 	for algo in alock cas mcs; do
 		# shellcheck disable=SC2046 # the arguments are words
@@ -141,6 +283,7 @@ for load in $PAPER_LOADS; do
 		tap_check "bench $algo, $load" bench_one "$algo" "$load" $(bench_args "$load")
 	done
 done
+tap_check "floors measured after" floor_run after
 if [ "$VMTEST_NODE" -eq 0 ]; then
 	print_tables >/tmp/table && cat /tmp/table
 fi
