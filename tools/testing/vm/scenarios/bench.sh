@@ -9,8 +9,10 @@
 #   node 0 through its loopback, a message to node 1 and its answer, a
 #   CPU CAS (median and 99th percentile of FLOOR_SAMPLES each; see
 #   "rdmalockctl floor");
-# - for each algorithm, its uncontended acquisition and its hand-over,
-#   each beside its multiple of the floor before: node 0's median
+# - for each algorithm, its floors, measured the same way on its own
+#   domain just before its runs (ALGO_FLOOR_SAMPLES each), and its
+#   uncontended acquisition and its hand-over, each beside its multiple
+#   of its floor: node 0's median
 #   acquisition with one thread while the other nodes idle, of a lock
 #   homed on node 0 (against the loopback and the CPU CAS) and of locks
 #   homed on the others (against the remote CAS); and the hand-over
@@ -50,6 +52,7 @@
 : "${BENCH_THREADS:=4}"
 : "${LAT_MS:=3000}"
 : "${FLOOR_SAMPLES:=1000}"
+: "${ALGO_FLOOR_SAMPLES:=300}"
 n=$(num_nodes)
 ALL_NODES=$(seq 0 $((n - 1)) | tr '\n' ' ')
 
@@ -99,31 +102,36 @@ bench_one() {
 		--duration "$BENCH_MS" "$@"
 }
 
-# bench_latency ALGO: the runs of the floors' multiples. Locks 0, 1 and
-# 2 are homed on nodes 0, 1 and 2: --local 100 takes lock 0 alone, and
-# --local 0 locks 1 and 2.
+# bench_latency ALGO: the floors on ALGO's domain, then the runs set
+# against them, at once: the host's load, which moves the floors by half
+# between the first and the last, moves little in between. Locks 0, 1
+# and 2 are homed on nodes 0, 1 and 2: --local 100 takes lock 0 alone,
+# and --local 0 locks 1 and 2.
 bench_latency() {
-	bench_on 0 "$1" solo-local --threads 1 --duration "$LAT_MS" \
-		--locks 3 --local 100 &&
+	floor_run "$1" "$1" "$ALGO_FLOOR_SAMPLES" &&
+		bench_on 0 "$1" solo-local --threads 1 --duration "$LAT_MS" \
+			--locks 3 --local 100 &&
 		bench_on 0 "$1" solo-remote --threads 1 --duration "$LAT_MS" \
 			--locks 3 --local 0 &&
 		bench_on "1 2" "$1" handover --threads 1 --duration "$LAT_MS" \
 			--locks 1
 }
 
-# floor_run WHEN: node 0 measures the floors, published as /www/floor-WHEN.
+# floor_run ALGO TAG SAMPLES: node 0 measures the floors on dom-ALGO
+# toward node 1, published as /www/floor-TAG.
 floor_run() {
-	start_barrier "start-floor-$1" || return 1
+	local tag="floor-$2"
+
+	start_barrier "start-$tag" || return 1
 	if [ "$VMTEST_NODE" -eq 0 ]; then
-		ctl floor dom-cas --peer 1 --samples "$FLOOR_SAMPLES" \
-			>"/tmp/floor-$1" || return 1
-		cat "/tmp/floor-$1" >&2
-		mv "/tmp/floor-$1" "/www/floor-$1"
+		ctl floor "dom-$1" --peer 1 --samples "$3" >"/tmp/$tag" || return 1
+		cat "/tmp/$tag" >&2
+		mv "/tmp/$tag" "/www/$tag"
 	fi
-	barrier "done-floor-$1"
+	barrier "done-$tag"
 }
 
-# On node 0: the floors before and after, side by side.
+# On node 0: the floors on dom-cas before and after every run, side by side.
 floor_table() {
 	echo "# | floor (node 0 to node 1, $FLOOR_SAMPLES samples) | p50 us before | p99 us before | p50 us after | p99 us after |"
 	awk 'FNR == 1 { next }
@@ -138,16 +146,16 @@ floor_table() {
 }
 
 ratio_head() {
-	echo "# | algo           | local us | x lo cas | x cpu cas | remote us | x rem cas | hand-over us | x message |"
+	echo "# | algo           | floors us: rem/lo/msg | local us | x lo cas | x cpu cas | remote us | x rem cas | hand-over us | x message |"
 }
 
-# ratio_row ALGO: node 0's acquisitions alone, nodes 1 and 2's hand-overs,
-# and their multiples of the floors before.
+# ratio_row ALGO: ALGO's floors (medians), node 0's acquisitions alone,
+# nodes 1 and 2's hand-overs, and their multiples of those floors.
 ratio_row() {
 	local algo="$1" p
 
 	{
-		sed 's/^/floor /' /www/floor-before
+		sed 's/^/floor /' "/www/floor-$algo"
 		sed 's/^/local /' "/www/bench-$algo-solo-local"
 		sed 's/^/remote /' "/www/bench-$algo-solo-remote"
 		for p in 1 2; do
@@ -162,8 +170,10 @@ ratio_row() {
 		$1 == "handover" && $2 == "throughput_per_s:" { tput += $3 }
 		END {
 			ho = x(1e6, tput)
-			printf "# | %-14s | %8.1f | %8.1f | %9.0f | %9.1f | %9.1f | %12.1f | %9.1f |\n",
-				algo, loc, x(loc, f["loopback_cas"]), x(loc, f["cpu_cas"]),
+			floors = sprintf("%.0f/%.0f/%.0f", f["remote_cas"],
+					 f["loopback_cas"], f["message"])
+			printf "# | %-14s | %-21s | %8.1f | %8.2f | %9.0f | %9.1f | %9.2f | %12.1f | %9.2f |\n",
+				algo, floors, loc, x(loc, f["loopback_cas"]), x(loc, f["cpu_cas"]),
 				rem, x(rem, f["remote_cas"]), ho, x(ho, f["message"])
 		}'
 }
@@ -267,7 +277,7 @@ tap_check "domain shiftlock-cas1 created" create_shiftlock_variant shiftlock-cas
 tap_check "domain shiftlock-cas created" create_shiftlock_variant shiftlock-cas only 7205
 tap_check "every node of every domain is up" retry 60 bench_domains_up
 barrier up
-tap_check "floors measured before" floor_run before
+tap_check "floors measured before" floor_run cas before "$FLOOR_SAMPLES"
 for algo in $PAPER_ALGOS; do
 	tap_check "bench $algo: alone, and a hand-over" bench_latency "$algo"
 done
@@ -283,7 +293,7 @@ for load in $PAPER_LOADS; do
 		tap_check "bench $algo, $load" bench_one "$algo" "$load" $(bench_args "$load")
 	done
 done
-tap_check "floors measured after" floor_run after
+tap_check "floors measured after" floor_run cas after "$FLOOR_SAMPLES"
 if [ "$VMTEST_NODE" -eq 0 ]; then
 	print_tables >/tmp/table && cat /tmp/table
 fi
