@@ -63,6 +63,7 @@ void rdmalock_domain_leave(struct rdmalock_domain *dom);
 bool rdmalock_domain_closed(struct rdmalock_domain *dom);
 u32 rdmalock_domain_names(char *names, u32 max);
 int rdmalock_domain_status(struct rdmalock_domain_status *st);
+int rdmalock_domain_view(struct rdmalock_domain_view *v);
 void rdmalock_domains_exit(void);
 
 /* stats.c: debugfs */

@@ -40,6 +40,8 @@
 #define RDMALOCK_FEAT_DOMAIN_KEY	_BITULL(3)
 /* RDMALOCK_IOC_FLOOR: the fabric's floors, measured by the kernel. */
 #define RDMALOCK_FEAT_FLOOR		_BITULL(4)
+/* RDMALOCK_IOC_DOMAIN_VIEW: membership views, node leases, recovery. */
+#define RDMALOCK_FEAT_VIEW		_BITULL(5)
 
 /**
  * struct rdmalock_version - ABI version and features of the loaded module
@@ -394,6 +396,45 @@ struct rdmalock_domain_status {
 	__u64 reserved;
 };
 
+/* Values of &rdmalock_domain_view.state. */
+#define RDMALOCK_VIEW_OUT		0	/* not a member: not joined, or fenced */
+#define RDMALOCK_VIEW_CHANGING		1	/* a member; a view change is under way */
+#define RDMALOCK_VIEW_MEMBER		2	/* a member; locks are granted */
+
+/**
+ * struct rdmalock_domain_view - this node's membership of a domain
+ * @size: in: sizeof(struct rdmalock_domain_view)
+ * @flags: must be zero
+ * @name: in: NUL-terminated name of the domain
+ * @epoch: out: the last view this node committed, 0 before the first
+ * @members: out: bit n is set when node n is a member of that view
+ * @state: out: RDMALOCK_VIEW_*
+ * @coordinator: out: the node that proposed that view
+ * @view_changes: out: views this node has committed
+ * @fences: out: times this node fenced itself: it lost its node lease,
+ *	and with it every lock it held
+ * @lease_ms: out: the domain's node lease, 0 when leases are off
+ * @pad: must be zero
+ * @reserved: must be zero
+ *
+ * Every member of a view agrees on its epoch and members; a node that is
+ * not a member grants nothing. See Documentation/membership.rst.
+ */
+struct rdmalock_domain_view {
+	__u32 size;
+	__u32 flags;
+	char name[RDMALOCK_NAME_MAX];
+	__u64 epoch;
+	__u64 members;
+	__u32 state;
+	__u32 coordinator;
+	__u64 view_changes;
+	__u64 fences;
+	__u32 lease_ms;
+	__u32 pad;
+	__u64 reserved[2];
+};
+
 /* Flags of &rdmalock_fabric_test: use the asynchronous verbs. */
 #define RDMALOCK_FTEST_F_ASYNC		_BITUL(0)
 
@@ -639,6 +680,8 @@ struct rdmalock_floor {
 	_IOWR(RDMALOCK_IOC_MAGIC, 0x02, struct rdmalock_domain_list)
 #define RDMALOCK_IOC_DOMAIN_STATUS \
 	_IOWR(RDMALOCK_IOC_MAGIC, 0x03, struct rdmalock_domain_status)
+#define RDMALOCK_IOC_DOMAIN_VIEW \
+	_IOWR(RDMALOCK_IOC_MAGIC, 0x04, struct rdmalock_domain_view)
 
 /* Commands that change state; they require CAP_SYS_ADMIN. */
 #define RDMALOCK_IOC_DOMAIN_CREATE \
