@@ -23,7 +23,7 @@
 
 #define RDMALOCK_FEATURES	(RDMALOCK_FEAT_DEVICE_STATUS | RDMALOCK_FEAT_DOMAINS | \
 				 RDMALOCK_FEAT_LOCKS | RDMALOCK_FEAT_DOMAIN_KEY | \
-				 RDMALOCK_FEAT_FLOOR)
+				 RDMALOCK_FEAT_FLOOR | RDMALOCK_FEAT_VIEW)
 
 /* The command changes state: CAP_SYS_ADMIN is required. */
 #define RDMALOCK_IOCF_ADMIN	BIT(0)
@@ -155,6 +155,17 @@ static long rdmalock_ioc_domain_status(struct file *file, void *arg)
 	return rdmalock_domain_status(st);
 }
 
+static long rdmalock_ioc_domain_view(struct file *file, void *arg)
+{
+	struct rdmalock_domain_view *v = arg;
+
+	if (v->flags || v->pad ||
+	    memchr_inv(v->reserved, 0, sizeof(v->reserved)) ||
+	    !rdmalock_name_terminated(v->name))
+		return -EINVAL;
+	return rdmalock_domain_view(v);
+}
+
 static long rdmalock_ioc_run(struct file *file, void *arg)
 {
 	struct rdmalock_run *r = arg;
@@ -188,6 +199,8 @@ static const struct rdmalock_ioctl_desc rdmalock_ioctls[] = {
 	{ RDMALOCK_IOC_DOMAIN_LIST, 0, rdmalock_ioc_domain_list, "DOMAIN_LIST" },
 	{ RDMALOCK_IOC_DOMAIN_STATUS, 0, rdmalock_ioc_domain_status,
 	  "DOMAIN_STATUS" },
+	{ RDMALOCK_IOC_DOMAIN_VIEW, 0, rdmalock_ioc_domain_view,
+	  "DOMAIN_VIEW" },
 	{ RDMALOCK_IOC_DOMAIN_CREATE, RDMALOCK_IOCF_ADMIN | RDMALOCK_IOCF_NO_OUT,
 	  rdmalock_ioc_domain_create, "DOMAIN_CREATE" },
 	{ RDMALOCK_IOC_DOMAIN_DESTROY, RDMALOCK_IOCF_ADMIN | RDMALOCK_IOCF_NO_OUT,

@@ -56,6 +56,7 @@ static void version_reports_abi_and_features(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, v.abi_version, RDMALOCK_ABI_VERSION);
 	KUNIT_EXPECT_TRUE(test, v.features & RDMALOCK_FEAT_DEVICE_STATUS);
 	KUNIT_EXPECT_TRUE(test, v.features & RDMALOCK_FEAT_FLOOR);
+	KUNIT_EXPECT_TRUE(test, v.features & RDMALOCK_FEAT_VIEW);
 }
 
 static void version_rejects_bad_size(struct kunit *test)
@@ -250,6 +251,54 @@ static void floor_rejects_bad_fields(struct kunit *test)
 	}
 }
 
+static long view_ioctl(struct kunit *test, struct rdmalock_domain_view *v)
+{
+	return ioctl_copy(test, RDMALOCK_IOC_DOMAIN_VIEW, v, sizeof(*v));
+}
+
+static void view_init(struct rdmalock_domain_view *v)
+{
+	memset(v, 0, sizeof(*v));
+	v->size = sizeof(*v);
+	strscpy(v->name, "nosuch", sizeof(v->name));
+}
+
+/* Its own fields are checked before the domain is looked for. */
+static void domain_view_rejects_bad_fields(struct kunit *test)
+{
+	static const u32 sizes[] = { 0, sizeof(struct rdmalock_domain_view) - 8,
+				     sizeof(struct rdmalock_domain_view) + 8 };
+	struct rdmalock_domain_view v;
+	size_t i;
+
+	view_init(&v);
+	KUNIT_EXPECT_EQ(test, view_ioctl(test, &v), -ENOENT);
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		view_init(&v);
+		v.size = sizes[i];
+		KUNIT_EXPECT_EQ_MSG(test, view_ioctl(test, &v), -EINVAL,
+				    "size %u", sizes[i]);
+	}
+	view_init(&v);
+	v.flags = 1;
+	KUNIT_EXPECT_EQ(test, view_ioctl(test, &v), -EINVAL);
+	view_init(&v);
+	v.flags = BIT(31);
+	KUNIT_EXPECT_EQ(test, view_ioctl(test, &v), -EINVAL);
+	view_init(&v);
+	v.pad = 1;
+	KUNIT_EXPECT_EQ(test, view_ioctl(test, &v), -EINVAL);
+	view_init(&v);
+	memset(v.name, 'a', sizeof(v.name));
+	KUNIT_EXPECT_EQ(test, view_ioctl(test, &v), -EINVAL);
+	for (i = 0; i < ARRAY_SIZE(v.reserved); i++) {
+		view_init(&v);
+		v.reserved[i] = 1;
+		KUNIT_EXPECT_EQ_MSG(test, view_ioctl(test, &v), -EINVAL,
+				    "reserved[%zu]", i);
+	}
+}
+
 static struct kunit_case rdmalock_ioctl_cases[] = {
 	KUNIT_CASE(version_reports_abi_and_features),
 	KUNIT_CASE(version_rejects_bad_size),
@@ -261,6 +310,7 @@ static struct kunit_case rdmalock_ioctl_cases[] = {
 	KUNIT_CASE(status_rejects_bad_device_array),
 	KUNIT_CASE(status_fills_only_what_it_reports),
 	KUNIT_CASE(floor_rejects_bad_fields),
+	KUNIT_CASE(domain_view_rejects_bad_fields),
 	{}
 };
 
