@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -36,6 +37,12 @@ static const char * const ftest_names[] = {
 	[RDMALOCK_FTEST_CAS_PINGPONG] = "cas-pingpong",
 	[RDMALOCK_FTEST_READ] = "read",
 	[RDMALOCK_FTEST_INVALIDATE] = "invalidate",
+};
+
+static const char * const view_states[] = {
+	[RDMALOCK_VIEW_OUT] = "out",
+	[RDMALOCK_VIEW_CHANGING] = "changing",
+	[RDMALOCK_VIEW_MEMBER] = "member",
 };
 
 static const char * const peer_states[] = {
@@ -323,18 +330,65 @@ static void print_peer(const struct rdmalock_peer_status *p, unsigned int self)
 	}
 }
 
+/*
+ * This node's membership view of the domain: 1 when @v holds it, 0 when
+ * the module is from before views and does not know the command
+ * (ENOTTY), -1 on any other error, which is printed.
+ */
+static int get_view(int fd, const char *name, struct rdmalock_domain_view *v)
+{
+	memset(v, 0, sizeof(*v));
+	v->size = sizeof(*v);
+	if (copy_name(v->name, name))
+		return -1;
+	if (ioctl(fd, RDMALOCK_IOC_DOMAIN_VIEW, v) == 0)
+		return 1;
+	if (errno == ENOTTY)
+		return 0;
+	fprintf(stderr, "rdmalockctl: domain view: %s\n", strerror(errno));
+	return -1;
+}
+
+static void print_view(const struct rdmalock_domain_view *v)
+{
+	const char *sep = "";
+	unsigned int n;
+
+	printf("view: epoch %llu, members ", (unsigned long long)v->epoch);
+	if (!v->members)
+		printf("none");
+	for (n = 0; n < 8 * sizeof(v->members); n++) {
+		if (!(v->members & (1ULL << n)))
+			continue;
+		printf("%s%u", sep, n);
+		sep = ",";
+	}
+	printf(", coordinator %u; this node: %s; ", v->coordinator,
+	       name_of(view_states, ARRAY_SIZE(view_states), v->state));
+	printf("%llu view changes, %llu fences, ", (unsigned long long)v->view_changes,
+	       (unsigned long long)v->fences);
+	if (v->lease_ms)
+		printf("lease %u ms\n", v->lease_ms);
+	else
+		printf("lease off\n");
+}
+
 static int domain_status(const char *name)
 {
 	struct rdmalock_domain_status st = { .size = sizeof(st) };
+	struct rdmalock_domain_view v;
 	unsigned int i;
-	int fd;
+	int fd, have_view;
 
 	if (copy_name(st.name, name))
 		return EXIT_USAGE;
 	fd = open_device();
 	if (fd < 0 || do_ioctl(fd, RDMALOCK_IOC_DOMAIN_STATUS, &st, "domain status"))
 		return 1;
+	have_view = get_view(fd, name, &v);
 	close(fd);
+	if (have_view < 0)
+		return 1;
 	printf("domain %s: node %u of %u, algo %s, %s atomics, ",
 	       st.name, st.node_id, st.num_nodes,
 	       name_of(algo_names, ARRAY_SIZE(algo_names), st.algo),
@@ -345,6 +399,8 @@ static int domain_status(const char *name)
 	       "INSECURE: no key, anyone may join");
 	for (i = 0; i < st.num_nodes && i < RDMALOCK_MAX_NODES; i++)
 		print_peer(&st.peers[i], st.node_id);
+	if (have_view)
+		print_view(&v);
 	return 0;
 }
 
