@@ -80,6 +80,11 @@ group alock-stock "$testing/vm/vmtest.sh" --scenario alock --kernel stock \
 	--timeout 600 --outdir "$out/alock-stock"
 group alock-debug "$testing/vm/vmtest.sh" --scenario alock --kernel debug \
 	--timeout 1500 --outdir "$out/alock-debug"
+group membership-stock "$testing/vm/vmtest.sh" --scenario membership \
+	--kernel stock --timeout 900 --outdir "$out/membership-stock"
+# Fencing and lock recovery run only on failures: lockdep and KASAN there.
+group membership-debug "$testing/vm/vmtest.sh" --scenario membership \
+	--kernel debug --timeout 1500 --outdir "$out/membership-debug"
 group negative-stock "$testing/vm/vmtest.sh" --scenario negative-control \
 	--kernel stock --outdir "$out/negative-stock"
 group shiftlock-stock "$testing/vm/vmtest.sh" --scenario shiftlock \

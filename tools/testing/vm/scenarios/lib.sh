@@ -304,3 +304,171 @@ lock_domains_up() {
 		{ ! rdmalockctl domain status dom-shiftlock >/dev/null 2>&1 ||
 			domain_up dom-shiftlock; }
 }
+
+# Membership views. rdmalockctl domain status prints a domain's view as
+#   view: epoch E, members 0,1,2, coordinator C; this node: member; N view changes, F fences, lease L ms
+# (members "none" when empty; this node: member, changing or out).
+#
+# view_line DOMAIN: that line.
+view_line() { rdmalockctl domain status "$1" | grep 'view: epoch'; }
+
+# On a view line on stdin: its members ("0,1,2"), this node's state, this
+# node's fences.
+members_of() { sed -n 's/.*, members \([^ ]*\), coordinator .*/\1/p'; }
+state_of() { sed -n 's/.*; this node: \([a-z]*\);.*/\1/p'; }
+fences_of() { sed -n 's/.*[ ,]\([0-9][0-9]*\) fences*,.*/\1/p'; }
+
+# all_nodes: every node's id, as a view lists its members ("0,1,2").
+all_nodes() { seq 0 $(($(num_nodes) - 1)) | tr '\n' , | sed 's/,$//'; }
+
+# view_is DOMAIN MEMBERS: this node is a member of DOMAIN's view, whose
+# members are exactly MEMBERS ("0,1").
+view_is() {
+	local line
+
+	line=$(view_line "$1") || return 1
+	echo "$1: $line" >&2
+	[ "$(echo "$line" | members_of)" = "$2" ] &&
+		[ "$(echo "$line" | state_of)" = member ]
+}
+
+# view_full DOMAIN: this node is a member of a view of every node.
+view_full() { view_is "$1" "$(all_nodes)"; }
+
+# fenced DOMAIN: this node is out of DOMAIN's view, having fenced itself.
+fenced() {
+	local line
+
+	line=$(view_line "$1") || return 1
+	echo "$1: $line" >&2
+	[ "$(echo "$line" | state_of)" = out ] &&
+		[ "$(echo "$line" | fences_of)" -ge 1 ]
+}
+
+# lock_domains_full: lock_domains_up, and this node a member of a full
+# view of each of those domains.
+lock_domains_full() {
+	local d
+
+	lock_domains_up || return 1
+	for d in dom-alock dom-cas dom-mcs; do
+		view_full $d || return 1
+	done
+	! rdmalockctl domain status dom-shiftlock >/dev/null 2>&1 ||
+		view_full dom-shiftlock
+}
+
+# retry_until TIME COMMAND...: run COMMAND once a second until it
+# succeeds; fail once the clock (date +%s) has reached TIME.
+retry_until() {
+	local end="$1"
+
+	shift
+	until "$@"; do
+		[ "$(date +%s)" -lt "$end" ] || return 1
+		sleep 1
+	done
+}
+
+sleep_until() {
+	while [ "$(date +%s)" -lt "$1" ]; do
+		sleep 1
+	done
+}
+
+# Holders and waiters in the background, each named by a TAG; their
+# output and exit status are in /tmp/hold-TAG.* and /tmp/wait-TAG.*.
+#
+# hold_lock TAG DOMAIN ID [LOCK-OPTIONS...]: take lock ID of DOMAIN and
+# hold it until hold_end TAG (or for HOLD_MAX seconds, 600 by default).
+hold_lock() {
+	local tag="$1" f="/tmp/hold-$1"
+
+	shift
+	rm -f "$f.out" "$f.rc" "$f.release"
+	{
+		# rdmalockctl lock holds until the end of its input.
+		(until [ -e "$f.release" ]; do sleep 1; done) |
+			timeout "${HOLD_MAX:-600}" rdmalockctl lock "$@" >"$f.out" 2>&1
+		echo $? >"$f.rc"
+	} &
+}
+
+# hold_started TAG SECONDS: holder TAG got its lock within SECONDS; if
+# not, it is told to end.
+hold_started() {
+	local f="/tmp/hold-$1"
+
+	retry "$2" grep -qs '^locked ' "$f.out" && return 0
+	: >"$f.release"
+	cat "$f.out" >&2
+	return 1
+}
+
+# hold_let_go TAG: tell holder TAG to unlock, without waiting for it.
+hold_let_go() { : >"/tmp/hold-$1.release"; }
+
+# hold_end TAG: tell holder TAG to unlock, wait (60 s at most) for it to
+# exit, print its output; its exit status.
+hold_end() {
+	local f="/tmp/hold-$1"
+
+	hold_let_go "$1"
+	retry 60 test -s "$f.rc" || { echo "holder $1 did not end" >&2; return 1; }
+	echo "holder $1, exit status $(cat "$f.rc"):" >&2
+	cat "$f.out" >&2
+	return "$(cat "$f.rc")"
+}
+
+# hold_unlocked TAG: holder TAG ended, and its unlock returned 0.
+hold_unlocked() { hold_end "$1" && grep -q '^unlocked ' "/tmp/hold-$1.out"; }
+
+# hold_lost TAG: holder TAG ended, its unlock failing with ENOLCK: the
+# lock had been taken from this node.
+hold_lost() {
+	local rc=0
+
+	hold_end "$1" || rc=$?
+	[ "$rc" -eq 1 ] &&
+		grep -q '^rdmalockctl: unlock: No locks available' "/tmp/hold-$1.out"
+}
+
+# grant_note DOMAIN NODE: what a waiter notes once it holds its lock:
+# when, whether node NODE answers a ping, and this node's view of DOMAIN.
+grant_note() {
+	echo "granted at $(date +%s)"
+	if ping -c 1 -W 1 "$(node_addr "$2")" >/dev/null 2>&1; then
+		echo "node $2 reachable"
+	else
+		echo "node $2 unreachable"
+	fi
+	view_line "$1"
+}
+
+# wait_lock TAG DOMAIN ID SECONDS NODE: in the background, wait up to
+# SECONDS for lock ID of DOMAIN; once granted, note it (grant_note, about
+# NODE) and unlock.
+wait_lock() {
+	local f="/tmp/wait-$1" dom="$2" id="$3" secs="$4" node="$5"
+
+	rm -f "$f.out" "$f.rc"
+	# shellcheck disable=SC2016 # expanded by the held command's sh
+	{
+		timeout $((secs + 30)) rdmalockctl lock "$dom" "$id" \
+			--timeout $((secs * 1000)) -- \
+			sh -c '. ./lib.sh && grant_note "$0" "$1"' "$dom" "$node" \
+			>"$f.out" 2>&1
+		echo $? >"$f.rc"
+	} &
+}
+
+# waited TAG SECONDS: waiter TAG ended within SECONDS; its output is
+# printed; its exit status.
+waited() {
+	local f="/tmp/wait-$1"
+
+	retry "$2" test -s "$f.rc" || { echo "waiter $1 did not end" >&2; return 1; }
+	echo "waiter $1, exit status $(cat "$f.rc"):" >&2
+	cat "$f.out" >&2
+	return "$(cat "$f.rc")"
+}

@@ -1,0 +1,373 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# membership: a lock is recovered because its holder's node left the
+# view, never because a live holder held it long. Three nodes, a domain
+# per algorithm (alock, cas, mcs), each with a full view (members 0,1,2)
+# on every node. Then, per algorithm:
+#  - a slow holder: node 1 holds a lock for 3 s (100 times ShiftLock's
+#    old 10 ms lease) while the others' 1 s timed locks of it time out;
+#    its unlock returns 0;
+#  - a link cut: node 2 holds a lock homed on node 0 and the others queue
+#    for it; node 2 takes its link down for CUT_S seconds. During the cut
+#    node 2 fences itself (this node: out, fences >= 1; its lock calls
+#    fail at once with ENOTCONN), and nodes 0 and 1 are granted the lock
+#    in a view of 0,1. Once the link is back, node 2's unlock fails with
+#    ENOLCK, node 2 rejoins by itself (full views within 60 s) and a
+#    torture on all three nodes is exact;
+#  - a negative control: the same cut on dom-nolease, created with the
+#    node_lease_ms parameter at 0 (leases off). Node 2's unlock must NOT
+#    report the loss though a survivor was granted the lock during the
+#    cut: the check above is shown to catch a broken configuration;
+#  - a dead holder: node 2 holds a lock homed on node 0 and powers off;
+#    the waiters queued on nodes 0 and 1 before its death are granted
+#    within 30 s of it (heartbeat timeout 5 s, lease 4 s, margin 1 s and
+#    20 s of slack), the views are 0,1, node 2's locks fail with ENOTCONN,
+#    and a torture between nodes 0 and 1 is exact.
+. ./lib.sh
+
+: "${TORTURE_MS:=1500}"
+ALGOS="alock cas mcs"
+A=3
+n=$(num_nodes)
+victim=$((n - 1))
+# Lock ids homed on node 0 (id % n), one per phase; and one homed on the
+# victim.
+SLOW_LOCK=3
+CUT_LOCK=6
+DEATH_LOCK=9
+VICTIM_LOCK=$victim
+HOLD_S=3
+# Longer than the lease (4 s), the heartbeat timeout (5 s) and a margin;
+# the debug kernel (the one with kmemleak) is about ten times slower.
+CUT_S=15
+[ ! -e "$KMEMLEAK" ] || CUT_S=25
+DEATH_BOUND=$((5 + 4 + 1 + 20))
+REJOIN_S=60
+LEASE_PARAM=/sys/module/rdmalock/parameters/node_lease_ms
+
+ctl() { rdmalockctl "$@"; }
+
+is_victim() { [ "$VMTEST_NODE" -eq "$victim" ]; }
+
+# The survivors' view once the victim is out: "0,1".
+SURVIVORS=$(seq 0 $((n - 2)) | tr '\n' , | sed 's/,$//')
+
+# lock_times_out DOMAIN ID MS: a lock of ID with a timeout of MS fails
+# with ETIMEDOUT.
+lock_times_out() {
+	local out rc=0
+
+	out=$(timeout 30 rdmalockctl lock "$1" "$2" --timeout "$3" -- true 2>&1) || rc=$?
+	echo "$out" >&2
+	[ "$rc" -eq 1 ] && echo "$out" | grep -q 'Connection timed out'
+}
+
+# refused_enotconn DOMAIN ID: a lock of ID fails with ENOTCONN, before
+# its 3 s timeout.
+refused_enotconn() {
+	local out rc=0
+
+	out=$(timeout 10 rdmalockctl lock "$1" "$2" --timeout 3000 -- true 2>&1) || rc=$?
+	echo "$out" >&2
+	[ "$rc" -eq 1 ] && echo "$out" | grep -q 'Transport endpoint is not connected'
+}
+
+lock_free() { timeout 60 rdmalockctl lock "$1" "$2" --timeout 30000 -- true; }
+
+torture_checks() {
+	local algo="$1" tag="$2" locks="$3" who="$4"
+
+	tap_check "$algo torture, $who, $locks locks: no violation" \
+		torture_round "dom-$algo" "$tag-$algo" --threads 4 \
+		--duration "$TORTURE_MS" --locks "$locks" --local 50 --read 20
+	tap_check "$algo torture, $who, $locks locks: counters exact" \
+		counters_exact "dom-$algo" "$tag-$algo" "$locks"
+}
+
+# (b) A slow holder. Node 1 holds for HOLD_S seconds and until the
+# others have tried: their timed locks cannot have come after it.
+slow_holder() {
+	local algo="$1" rc=0
+
+	hold_lock "b-$algo" "dom-$algo" $SLOW_LOCK --timeout 30000
+	hold_started "b-$algo" 60 || rc=1
+	barrier "b-held-$algo" || rc=1
+	sleep $HOLD_S
+	barrier "b-tried-$algo" || rc=1
+	hold_unlocked "b-$algo" && [ "$rc" -eq 0 ]
+}
+
+slow_waiter() {
+	local algo="$1" rc=0
+
+	barrier "b-held-$algo" || return 1
+	lock_times_out "dom-$algo" $SLOW_LOCK 1000 || rc=1
+	barrier "b-tried-$algo" || return 1
+	return $rc
+}
+
+slow_holders() {
+	local algo
+
+	for algo in $ALGOS; do
+		if [ "$VMTEST_NODE" -eq 1 ]; then
+			tap_check "$algo: node 1 holds lock $SLOW_LOCK for ${HOLD_S} s; its unlock returns 0" \
+				slow_holder "$algo"
+		else
+			tap_check "$algo: while node 1 holds lock $SLOW_LOCK, a 1 s timed lock of it times out" \
+				slow_waiter "$algo"
+		fi
+		barrier "b-released-$algo"
+		tap_check "$algo: lock $SLOW_LOCK granted once node 1 released it" \
+			lock_free "dom-$algo" $SLOW_LOCK
+	done
+}
+
+# (d), (e) A link cut. cut_victim TAG FENCE-CHECKS DOMAIN...: the victim
+# holds CUT_LOCK of each DOMAIN, cuts its link once the survivors queue
+# for them, and lets go of them once the link is back. With FENCE-CHECKS
+# "yes" it checks during the cut that it fenced itself.
+cut_victim() {
+	local tag="$1" checks="$2" d end
+
+	shift 2
+	for d; do
+		hold_lock "$tag-$d" "$d" $CUT_LOCK --timeout 30000
+	done
+	for d; do
+		tap_check "$d: node $victim holds lock $CUT_LOCK (homed on node 0)" \
+			hold_started "$tag-$d" 60
+	done
+	barrier "$tag-held"
+	barrier "$tag-queued"
+	# The survivors poll the barrier once a second: let them leave it.
+	sleep 3
+	echo "# $tag: link down for $CUT_S s" >&2
+	ip link set eth0 down
+	end=$(($(date +%s) + CUT_S))
+	[ "$checks" != yes ] || for d; do
+		tap_check "$d: during the cut, node $victim fences itself (out, fences >= 1)" \
+			retry_until $((end - 1)) fenced "$d"
+		tap_check "$d: during the cut, node $victim's own lock fails at once (ENOTCONN)" \
+			refused_enotconn "$d" $VICTIM_LOCK
+	done
+	sleep_until "$end"
+	ip link set eth0 up
+	echo "# $tag: link up" >&2
+	for d; do
+		hold_let_go "$tag-$d"
+	done
+}
+
+# cut_survivor TAG DOMAIN...: queue for CUT_LOCK of each DOMAIN behind the
+# victim, before its link goes down.
+cut_survivor() {
+	local tag="$1" d
+
+	shift
+	barrier "$tag-held"
+	for d; do
+		wait_lock "$tag-$d" "$d" $CUT_LOCK 60 "$victim"
+	done
+	sleep 2
+	barrier "$tag-queued"
+}
+
+# granted_in_cut TAG: the waiter TAG was granted its lock while the victim
+# was cut off, in a view of the survivors.
+granted_in_cut() {
+	waited "$1" 120 || return 1
+	grep -q "^node $victim unreachable" "/tmp/wait-$1.out" &&
+		[ "$(members_of <"/tmp/wait-$1.out")" = "$SURVIVORS" ]
+}
+
+link_cut() {
+	local algo
+
+	if is_victim; then
+		# shellcheck disable=SC2046 # a list of words
+		cut_victim d yes $(for algo in $ALGOS; do echo "dom-$algo"; done)
+		for algo in $ALGOS; do
+			tap_check "dom-$algo: after the cut, node $victim's unlock fails with ENOLCK" \
+				hold_lost "d-dom-$algo"
+		done
+	else
+		# shellcheck disable=SC2046
+		cut_survivor d $(for algo in $ALGOS; do echo "dom-$algo"; done)
+		for algo in $ALGOS; do
+			tap_check "dom-$algo: node $VMTEST_NODE granted lock $CUT_LOCK during the cut, in a view of $SURVIVORS" \
+				granted_in_cut "d-dom-$algo"
+		done
+	fi
+	barrier d-back 300
+	for algo in $ALGOS; do
+		tap_check "dom-$algo: node $victim rejoined: full view within ${REJOIN_S} s" \
+			retry $REJOIN_S view_full "dom-$algo"
+	done
+	for algo in $ALGOS; do
+		torture_checks "$algo" d 6 "all nodes after the cut"
+	done
+}
+
+# (e) The negative control's domain: node_lease_ms is taken at create.
+create_nolease() {
+	local old rc=0
+
+	old=$(cat $LEASE_PARAM) || return 1
+	echo 0 >$LEASE_PARAM || return 1
+	ctl domain create dom-nolease --node-id "$VMTEST_NODE" --nodes "$VMTEST_NODES" \
+		--key-file "$(key_file)" --algo alock --port 7204 --locks-per-node 8 || rc=1
+	echo "$old" >$LEASE_PARAM || rc=1
+	echo "node_lease_ms restored: $(cat $LEASE_PARAM)" >&2
+	[ "$rc" -eq 0 ] && [ "$(cat $LEASE_PARAM)" = "$old" ] &&
+		view_line dom-nolease | tee /dev/stderr | grep -q 'lease off'
+}
+
+nolease_up() { domain_up dom-nolease && view_full dom-nolease; }
+
+# The control's verdict, on the victim: the unlock returned 0, though a
+# survivor was granted the lock during the cut. Passes when that
+# happened, that is when the unlock check of the link cut, which then
+# fails, catches the broken configuration.
+loss_unreported() {
+	local p g granted=no
+
+	for p in $(peers); do
+		g=$(wget -q -O - "http://$(node_addr "$p")/e-granted") || return 1
+		echo "node $p granted the lock during the cut: $g" >&2
+		[ "$g" != yes ] || granted=yes
+	done
+	if hold_unlocked e-dom-nolease; then
+		echo "node $victim's unlock returned 0" >&2
+	else
+		echo "node $victim's unlock did not return 0: no loss to catch" >&2
+		return 1
+	fi
+	[ "$granted" = yes ]
+}
+
+negative_control() {
+	local algo
+
+	tap_check "dom-nolease (alock) created with node_lease_ms 0: lease off; the parameter restored" \
+		create_nolease
+	tap_check "dom-nolease: every node up, full view" retry 60 nolease_up
+	barrier e-up
+	if is_victim; then
+		cut_victim e no dom-nolease
+		barrier e-back 300
+		tap_check "negative control: with leases off, node $victim's unlock after the cut returns 0 (a survivor was granted the lock): the ENOLCK check catches it" \
+			loss_unreported
+	else
+		cut_survivor e dom-nolease
+		if granted_in_cut e-dom-nolease; then
+			echo yes
+		else
+			echo no
+		fi >/www/e-granted
+		barrier e-back 300
+	fi
+	barrier e-judged 300
+	tap_check "dom-nolease destroyed" timeout 60 rdmalockctl domain destroy dom-nolease
+	for algo in $ALGOS; do
+		tap_check "dom-$algo: full view again after the second cut" \
+			retry $REJOIN_S view_full "dom-$algo"
+	done
+}
+
+# (c) The victim powers off holding DEATH_LOCK of every domain.
+victim_dies() {
+	local algo
+
+	for algo in $ALGOS; do
+		hold_lock "c-$algo" "dom-$algo" $DEATH_LOCK --timeout 30000
+	done
+	for algo in $ALGOS; do
+		tap_check "dom-$algo: node $victim holds lock $DEATH_LOCK (homed on node 0)" \
+			hold_started "c-$algo" 60
+	done
+	barrier c-held
+	barrier c-queued
+	sleep 3
+	die_now
+}
+
+victim_unreachable() { ! ping -c 1 -W 1 "$(node_addr "$victim")" >/dev/null 2>&1; }
+
+# victim_gone: the victim stopped answering pings; when, in /tmp/death-time.
+victim_gone() {
+	retry 60 victim_unreachable || return 1
+	date +%s >/tmp/death-time
+}
+
+# granted_within TAG SECONDS: the waiter TAG was granted within SECONDS of
+# the victim's death.
+granted_within() {
+	local at dead
+
+	waited "$1" $((DEATH_BOUND + 90)) || return 1
+	at=$(sed -n 's/^granted at //p' "/tmp/wait-$1.out")
+	dead=$(cat /tmp/death-time) || return 1
+	echo "granted $((at - dead)) s after node $victim stopped answering pings" >&2
+	[ $((at - dead)) -le "$2" ]
+}
+
+dead_holder() {
+	local algo
+
+	barrier c-held
+	for algo in $ALGOS; do
+		wait_lock "c-dom-$algo" "dom-$algo" $DEATH_LOCK 120 "$victim"
+	done
+	sleep 2
+	barrier c-queued
+	VMTEST_GONE=$victim
+	tap_check "node $victim powered off (no ping reply)" victim_gone
+	for algo in $ALGOS; do
+		tap_check "dom-$algo: the waiter for lock $DEATH_LOCK is granted within $DEATH_BOUND s of node $victim's death" \
+			granted_within "c-dom-$algo" $DEATH_BOUND
+	done
+	for algo in $ALGOS; do
+		tap_check "dom-$algo: the view is $SURVIVORS, this node a member" \
+			retry 20 view_is "dom-$algo" "$SURVIVORS"
+		tap_check "dom-$algo: lock $VICTIM_LOCK (homed on node $victim) fails with ENOTCONN" \
+			refused_enotconn "dom-$algo" $VICTIM_LOCK
+	done
+	# Locks 0 and 1 only: the torture picks no lock of node 2's then.
+	for algo in $ALGOS; do
+		torture_checks "$algo" c 2 "nodes 0 and 1 after node $victim's death"
+	done
+}
+
+# The plan: setup 3; slow holders 2 per algorithm; the cut 4 per
+# algorithm on the victim, 1 on a survivor, then 3 on every node; the
+# control 5 on the victim, 3 on a survivor, and 1 per algorithm; the
+# death 1 per algorithm on the victim, and 1 + 5 per algorithm and 2 at
+# the end on a survivor.
+if is_victim; then
+	tap_plan $((3 + 2 * A + 4 * A + 3 * A + 5 + A + A))
+else
+	tap_plan $((3 + 2 * A + A + 3 * A + 3 + A + 1 + 5 * A + 2))
+fi
+kmemleak_forget
+tap_check "rdmalock.ko loads" load_rdmalock
+tap_check "domains alock, cas and mcs created" create_lock_domains
+tap_check "every node of every domain up, every view full ($(all_nodes))" \
+	retry 90 lock_domains_full
+barrier up
+slow_holders
+barrier cut
+link_cut
+barrier control
+negative_control
+barrier death
+if is_victim; then
+	victim_dies
+fi
+dead_holder
+barrier survivors-done 120
+tap_check "domains destroyed, rdmalock.ko unloads" sh -c \
+	"for a in $ALGOS; do timeout 60 rdmalockctl domain destroy dom-\$a || exit 1; done &&
+	 rmmod rdmalock"
+tap_kmemleak
