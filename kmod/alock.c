@@ -26,7 +26,7 @@
 #include "rdmalock-pri.h"
 
 /* Words of an ALock's slot, as in the paper's Figure 3. */
-#define ALOCK_TAIL_R		0
+#define ALOCK_TAIL_R		0	/* word 0: see rdmalock_recover_word0() */
 #define ALOCK_TAIL_L		16
 #define ALOCK_VICTIM		32
 #define ALOCK_LINE_LEN		(ALOCK_VICTIM + sizeof(u64))
@@ -267,6 +267,21 @@ static int rdmalock_alock_pass_on(struct rdmalock_lockspace *ls,
 	return rdmalock_alock_release(ls, w);
 }
 
+/*
+ * A view change has reset the lock: its holder heads its cohort's queue
+ * again, alone. VICTIM is 0, so whoever arrives next arbitrates against
+ * the holder's tail.
+ */
+static int rdmalock_alock_recover_hold(struct rdmalock_lockspace *ls,
+				       struct rdmalock_waiter *w)
+{
+	u64 *tail_l = rdmalock_slot_word(ls, w->slot_off, ALOCK_TAIL_L);
+
+	if (!alock_w(w)->local)
+		return rdmalock_recover_word0(ls, w);
+	return cmpxchg(tail_l, 0, w->me) ? -EBUSY : 0;
+}
+
 static const char *rdmalock_alock_check_params(const struct rdmalock_ls_params *params,
 					       bool mine)
 {
@@ -298,4 +313,5 @@ const struct rdmalock_algo rdmalock_alock_algo = {
 	.acquire = rdmalock_alock_acquire,
 	.release = rdmalock_alock_release,
 	.pass_on = rdmalock_alock_pass_on,
+	.recover_hold = rdmalock_alock_recover_hold,
 };

@@ -73,6 +73,7 @@ const struct rdmalock_algo rdmalock_cas_algo = {
 	.name = "cas",
 	.acquire = rdmalock_caslock_acquire,
 	.release = rdmalock_caslock_release,
+	.recover_hold = rdmalock_recover_word0,
 };
 
 /* Broken on purpose: a lock that excludes nobody. */

@@ -217,6 +217,7 @@ static void rdmalock_domain_release(struct kref *ref)
 {
 	struct rdmalock_domain *dom = container_of(ref, struct rdmalock_domain, ref);
 
+	rdmalock_membership_free(dom->mb);
 	rdmalock_lockspace_free(dom->ls);
 	kfree(dom);
 }
@@ -277,6 +278,7 @@ static void rdmalock_domain_stop(struct rdmalock_domain *dom)
 	rdmalock_lockspace_close(dom->ls);
 	wait_var_event(&dom->active, !atomic_read(&dom->active));
 	rdmalock_stats_domain_remove(dom);
+	rdmalock_membership_stop(dom->mb);
 	rdmalock_lockspace_stop(dom->ls);
 	rdmalock_fabric_destroy(dom->fabric);
 	dom->fabric = NULL;
@@ -353,6 +355,15 @@ int rdmalock_domain_create(const struct rdmalock_domain_create *req,
 						&dom->ls);
 	if (ret) {
 		rdmalock_fabric_destroy(dom->fabric);
+		goto err_unlist;
+	}
+	ret = rdmalock_membership_create(dom->fabric, &dom->attr,
+					 READ_ONCE(rdmalock_node_lease_ms), dom->ls,
+					 &dom->mb);
+	if (ret) {
+		rdmalock_lockspace_stop(dom->ls);
+		rdmalock_fabric_destroy(dom->fabric);
+		rdmalock_lockspace_free(dom->ls);
 		goto err_unlist;
 	}
 	rdmalock_stats_domain_add(dom);
@@ -460,6 +471,31 @@ int rdmalock_domain_status(struct rdmalock_domain_status *st)
 	memset(st->peers, 0, sizeof(st->peers));
 	for (i = 0; i < dom->attr.num_nodes; i++)
 		rdmalock_fabric_peer_status(dom->fabric, i, &st->peers[i]);
+	rdmalock_domain_leave(dom);
+	rdmalock_domain_put(dom);
+	return 0;
+}
+
+/**
+ * rdmalock_domain_view() - this node's membership of the domain in @v->name
+ * @v: in: the name; out: every other field but @size, @flags, @pad,
+ *	@reserved
+ *
+ * Context: process context; may sleep.
+ * Return: 0 or -ENOENT.
+ */
+int rdmalock_domain_view(struct rdmalock_domain_view *v)
+{
+	struct rdmalock_domain *dom;
+
+	dom = rdmalock_domain_get(v->name);
+	if (!dom)
+		return -ENOENT;
+	if (rdmalock_domain_enter(dom)) {
+		rdmalock_domain_put(dom);
+		return -ENOENT;
+	}
+	rdmalock_membership_view(dom->mb, v);
 	rdmalock_domain_leave(dom);
 	rdmalock_domain_put(dom);
 	return 0;

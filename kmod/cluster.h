@@ -12,6 +12,7 @@
 
 #include "fabric.h"
 #include "floor.h"
+#include "membership.h"
 
 struct rdmalock_lockspace;
 
@@ -32,6 +33,7 @@ struct rdmalock_domain {
 	struct rdmalock_fabric_attr attr;
 	struct rdmalock_fabric *fabric;
 	struct rdmalock_lockspace *ls;
+	struct rdmalock_membership *mb;
 	struct rdmalock_floor_echo echo;
 	struct dentry *debugfs;
 };

@@ -97,6 +97,11 @@ struct rdmalock_ls_params;
  * @slot_off: the lock's slot, as an offset in the home node's region
  * @watch: a node, other than @home, whose loss dooms the wait
  * @lost: its descriptor may still be named by a broken queue: never reuse
+ *	until a view change resets every queue
+ * @held: it holds its lock; under the pool lock when it changes
+ * @gone: 0, or why its holder lost the lock without releasing it
+ *	(-ENOLCK: this node was fenced; -ENOTCONN: the home left the view),
+ *	which its unlock returns
  * @priv: the algorithm's own state of the acquisition; see
  *	rdmalock_waiter_priv()
  */
@@ -114,6 +119,8 @@ struct rdmalock_waiter {
 	u64 slot_off;
 	u32 watch;
 	bool lost;
+	bool held;
+	int gone;
 	void *priv;
 };
 
@@ -166,6 +173,10 @@ struct rdmalock_how {
  *	with @granted in its BUDGET word (0 for none): the next waiter must
  *	not skip the arbitration it would otherwise do. Process context.
  *	Optional: @release, for algorithms with nothing to pass on.
+ * @recover_hold: during a view change, once every member's table is
+ *	reset, make @w's lock held by @w again at its home, with an empty
+ *	queue. An algorithm that has it recovers through the membership view
+ *	(recovery.c); one without keeps its own recovery. Process context.
  */
 struct rdmalock_algo {
 	u32 id;
@@ -186,6 +197,8 @@ struct rdmalock_algo {
 	int (*release)(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w);
 	int (*pass_on)(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w,
 		       s64 granted);
+	int (*recover_hold)(struct rdmalock_lockspace *ls,
+			    struct rdmalock_waiter *w);
 };
 
 extern const struct rdmalock_algo rdmalock_alock_algo;
@@ -242,7 +255,13 @@ const char *rdmalock_algo_check_params(const struct rdmalock_ls_params *params);
  * @cas_failed: compare-and-swaps that found another value
  * @cas_failed_release: those of them posted to release a lock
  * @delegated: ShiftLock: writers' CAS loops that the home node finished
- * @lost: descriptors given up for good
+ * @lost: descriptors given up until the next view change
+ * @recovered: of them, those a view change has freed again
+ * @gated: the algorithm recovers through the view: lock calls pass @gate
+ * @gate: RDMALOCK_GATE_*
+ * @members: the view's members while @gate is open
+ * @ops: lock calls inside the gate
+ * @gate_wq: calls waiting for the gate, and view changes for @ops to drain
  * @waiters: one per descriptor
  */
 struct rdmalock_lockspace {
@@ -266,6 +285,12 @@ struct rdmalock_lockspace {
 	atomic64_t cas_failed_release;
 	atomic64_t delegated;
 	atomic_t lost;
+	atomic_t recovered;
+	bool gated;
+	int gate;
+	u32 members;
+	atomic_t ops;
+	wait_queue_head_t gate_wq;
 	struct rdmalock_waiter waiters[RDMALOCK_DESC_COUNT];
 };
 
@@ -326,6 +351,26 @@ u32 rdmalock_imm_encode(unsigned int event, u32 idx, u32 gen);
 void rdmalock_imm_decode(u32 imm, unsigned int *event, u32 *idx, u32 *gen);
 bool rdmalock_alock_must_wait(u64 other_tail, u64 victim, u64 us);
 #endif
+
+/* &rdmalock_lockspace.gate */
+#define RDMALOCK_GATE_OUT	0	/* not a member of the view: calls fail */
+#define RDMALOCK_GATE_CLOSED	1	/* a view change is under way: calls wait */
+#define RDMALOCK_GATE_OPEN	2
+
+/* recovery.c */
+bool rdmalock_gate_shut(struct rdmalock_lockspace *ls);
+int rdmalock_gate_enter(struct rdmalock_lockspace *ls,
+			const struct rdmalock_how *how);
+bool rdmalock_gate_try_enter(struct rdmalock_lockspace *ls);
+void rdmalock_gate_leave(struct rdmalock_lockspace *ls);
+void rdmalock_gate_set(struct rdmalock_lockspace *ls, int gate, u32 members);
+bool rdmalock_recovery_quiesce(struct rdmalock_lockspace *ls,
+			       bool (*stale)(void *arg), void *arg);
+void rdmalock_recovery_reset(struct rdmalock_lockspace *ls);
+int rdmalock_recovery_claim(struct rdmalock_lockspace *ls, u32 members);
+void rdmalock_recovery_fence(struct rdmalock_lockspace *ls);
+int rdmalock_recover_word0(struct rdmalock_lockspace *ls,
+			   struct rdmalock_waiter *w);
 
 /* caslock.c: the CAS spinlock's loop, shared with its broken variant. */
 int rdmalock_cas_spin(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w,

@@ -235,15 +235,27 @@ static bool rdmalock_happened(struct rdmalock_waiter *w, unsigned long events)
 }
 
 /*
- * A sleeping waiter wakes for its event, for the domain's destruction, or
- * for the loss of a node it depends on (rdmalock_ls_node_lost()).
+ * A node this waiter depends on was lost. Where the algorithm recovers
+ * through the view, the view change that follows restarts the waiter
+ * instead: it ends up with the lock.
+ */
+static bool rdmalock_depends_on_lost(struct rdmalock_lockspace *ls,
+				     struct rdmalock_waiter *w)
+{
+	return !ls->gated && (!rdmalock_node_alive(ls, w->home) ||
+			      !rdmalock_node_alive(ls, w->watch));
+}
+
+/*
+ * A sleeping waiter wakes for its event, for the domain's destruction,
+ * for a view change, or for the loss of a node it depends on
+ * (rdmalock_ls_node_lost()).
  */
 static bool rdmalock_wake_cond(struct rdmalock_lockspace *ls,
 			       struct rdmalock_waiter *w, unsigned long events)
 {
 	return rdmalock_happened(w, events) || READ_ONCE(ls->closed) ||
-	       !rdmalock_node_alive(ls, w->home) ||
-	       !rdmalock_node_alive(ls, w->watch);
+	       rdmalock_gate_shut(ls) || rdmalock_depends_on_lost(ls, w);
 }
 
 /*
@@ -272,8 +284,9 @@ static void rdmalock_ls_node_lost(struct rdmalock_fabric *fabric, u32 node,
  *
  * Context: process context.
  * Return: 0 when the event happened; -ETIMEDOUT, -EINTR, -ENOTCONN
- * when the lock's home node or @w->watch was lost, or -ESHUTDOWN when the
- * domain was destroyed.
+ * when the lock's home node or @w->watch was lost, -ERESTART when a view
+ * change is under way (the waiter leaves its queue without a verb: see
+ * recovery.c), or -ESHUTDOWN when the domain was destroyed.
  */
 int rdmalock_wait_event(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w,
 			unsigned long events, const struct rdmalock_how *how)
@@ -307,8 +320,9 @@ int rdmalock_wait_event(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w
 			goto happened;
 		if (READ_ONCE(ls->closed))
 			return -ESHUTDOWN;
-		if (!rdmalock_node_alive(ls, w->home) ||
-		    !rdmalock_node_alive(ls, w->watch))
+		if (rdmalock_gate_shut(ls))
+			return -ERESTART;
+		if (rdmalock_depends_on_lost(ls, w))
 			return -ENOTCONN;
 	}
 happened:
@@ -341,7 +355,8 @@ bool rdmalock_gave_up(int err)
 int rdmalock_acq_fail(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w,
 		      int err)
 {
-	if (!rdmalock_gave_up(err))
+	/* A view change resets every queue it may be in: -ERESTART loses nothing. */
+	if (!rdmalock_gave_up(err) && err != -ERESTART)
 		w->lost = true;
 	rdmalock_desc_free(ls, w);
 	return err;
@@ -378,9 +393,15 @@ static void rdmalock_abandoned(struct work_struct *work)
 						 abandon_work);
 	struct rdmalock_lockspace *ls = w->ls;
 
+	/* A view change is under way: it resets the queue instead. */
+	if (!rdmalock_gate_try_enter(ls)) {
+		rdmalock_desc_free(ls, w);
+		return;
+	}
 	rdmalock_pass_on(ls, w,
 			 READ_ONCE(*rdmalock_desc_word(ls, w->idx, RDMALOCK_DESC_BUDGET)),
 			 0);
+	rdmalock_gate_leave(ls);
 }
 
 /**
@@ -390,7 +411,8 @@ static void rdmalock_abandoned(struct work_struct *work)
  * @err: why it stops
  *
  * Either the grant comes later and the workqueue passes it on, or it came
- * just now and is passed on here.
+ * just now and is passed on here. For a view change (-ERESTART) neither:
+ * the queue is about to be reset, and the descriptor is simply free.
  *
  * Context: process context.
  * Return: @err.
@@ -398,6 +420,10 @@ static void rdmalock_abandoned(struct work_struct *work)
 int rdmalock_wait_cancel(struct rdmalock_lockspace *ls,
 			 struct rdmalock_waiter *w, int err)
 {
+	if (err == -ERESTART) {
+		rdmalock_desc_free(ls, w);
+		return err;
+	}
 	if (atomic_cmpxchg(&w->state, RDMALOCK_W_WAITING,
 			   RDMALOCK_W_ABANDONED) == RDMALOCK_W_WAITING)
 		return err;
@@ -417,8 +443,9 @@ int rdmalock_wait_cancel(struct rdmalock_lockspace *ls,
  * @max_us: the longest delay
  *
  * Context: process context; sleeps.
- * Return: 0 to poll again, or -EAGAIN (a trylock), -ETIMEDOUT, -EINTR or
- * -ESHUTDOWN (the domain was destroyed).
+ * Return: 0 to poll again, or -EAGAIN (a trylock), -ETIMEDOUT, -EINTR,
+ * -ERESTART (a view change is under way) or -ESHUTDOWN (the domain was
+ * destroyed).
  */
 int rdmalock_backoff(struct rdmalock_lockspace *ls, const struct rdmalock_how *how,
 		     unsigned int *us, unsigned int max_us)
@@ -427,6 +454,8 @@ int rdmalock_backoff(struct rdmalock_lockspace *ls, const struct rdmalock_how *h
 		return -EAGAIN;
 	if (READ_ONCE(ls->closed))
 		return -ESHUTDOWN;
+	if (rdmalock_gate_shut(ls))
+		return -ERESTART;
 	if (how->timed && time_after_eq(jiffies, how->deadline))
 		return -ETIMEDOUT;
 	if (how->killable && fatal_signal_pending(current))
@@ -487,6 +516,8 @@ struct rdmalock_waiter *rdmalock_desc_alloc(struct rdmalock_lockspace *ls)
 	w->me = rdmalock_desc_encode(ls->self, idx, w->gen);
 	w->watch = RDMALOCK_NO_NODE;
 	w->lost = false;
+	w->held = false;
+	w->gone = 0;
 	if (ls->algo->waiter_size)
 		memset(w->priv, 0, ls->algo->waiter_size);
 	WRITE_ONCE(*rdmalock_desc_word(ls, idx, RDMALOCK_DESC_BUDGET), (u64)-1);
@@ -565,6 +596,11 @@ rdmalock_lockspace_alloc(const struct rdmalock_fabric_attr *attr, void *region,
 	ls->locks_per_node = params->locks_per_node;
 	spin_lock_init(&ls->pool_lock);
 	spin_lock_init(&ls->stop_lock);
+	/* Open to every node until a membership shuts it (KUnit has none). */
+	ls->gated = !!ops->recover_hold;
+	ls->gate = RDMALOCK_GATE_OPEN;
+	ls->members = GENMASK(attr->num_nodes - 1, 0);
+	init_waitqueue_head(&ls->gate_wq);
 	for (i = 0; i < RDMALOCK_DESC_COUNT; i++) {
 		ls->waiters[i].ls = ls;
 		ls->waiters[i].idx = i;
@@ -614,6 +650,9 @@ int rdmalock_lockspace_create(struct rdmalock_fabric *fabric,
 	if (IS_ERR(ls))
 		return PTR_ERR(ls);
 	ls->fabric = fabric;
+	/* Nothing is granted before this node is a member of a view. */
+	ls->gate = RDMALOCK_GATE_OUT;
+	ls->members = 0;
 	ret = ls->algo->attach ? ls->algo->attach(ls) : 0;
 	if (ret) {
 		rdmalock_lockspace_stop(ls);
@@ -683,27 +722,25 @@ void rdmalock_lockspace_free(struct rdmalock_lockspace *ls)
 }
 EXPORT_SYMBOL_IF_KUNIT(rdmalock_lockspace_free);
 
-/**
- * rdmalock_ls_acquire() - take a lock of this lockspace
- * @ls: the lockspace
- * @home: the lock's home node
- * @slot_off: its slot, as an offset in the home node's region
- * @mode: RDMALOCK_MODE_EX or _SH
- * @how: how it may wait
- * @wp: set to the acquisition, which the release needs
- *
- * Context: process context; sleeps unless @how is a trylock.
- * Return: 0; -ENOTCONN when @home is down, -EAGAIN when every descriptor
- * is in use or a trylock found the lock taken, or the algorithm's error.
- */
-int rdmalock_ls_acquire(struct rdmalock_lockspace *ls, u32 home, u64 slot_off,
-			unsigned int mode, const struct rdmalock_how *how,
-			struct rdmalock_waiter **wp)
+static bool rdmalock_home_reachable(struct rdmalock_lockspace *ls, u32 home)
+{
+	if (home == ls->self)
+		return true;
+	if (ls->gated && !(READ_ONCE(ls->members) & BIT(home)))
+		return false;
+	return rdmalock_fabric_node_up(ls->fabric, home);
+}
+
+/* One attempt, inside the gate. */
+static int rdmalock_ls_acquire_once(struct rdmalock_lockspace *ls, u32 home,
+				    u64 slot_off, unsigned int mode,
+				    const struct rdmalock_how *how,
+				    struct rdmalock_waiter **wp)
 {
 	struct rdmalock_waiter *w;
 	int ret;
 
-	if (home != ls->self && !rdmalock_fabric_node_up(ls->fabric, home))
+	if (!rdmalock_home_reachable(ls, home))
 		return -ENOTCONN;
 	w = rdmalock_desc_alloc(ls);
 	if (!w) {
@@ -718,9 +755,54 @@ int rdmalock_ls_acquire(struct rdmalock_lockspace *ls, u32 home, u64 slot_off,
 	ret = ls->algo->acquire(ls, w, how);
 	if (ret)
 		return ret;
+	/*
+	 * Under the pool lock, where a fence looks for holders after it shut
+	 * the gate: a fence either finds this holder or was seen here.
+	 */
+	spin_lock(&ls->pool_lock);
+	w->held = true;
+	if (ls->gated && READ_ONCE(ls->gate) == RDMALOCK_GATE_OUT)
+		w->gone = -ENOLCK;
+	spin_unlock(&ls->pool_lock);
 	atomic64_inc(&ls->acquisitions);
 	*wp = w;
 	return 0;
+}
+
+/**
+ * rdmalock_ls_acquire() - take a lock of this lockspace
+ * @ls: the lockspace
+ * @home: the lock's home node
+ * @slot_off: its slot, as an offset in the home node's region
+ * @mode: RDMALOCK_MODE_EX or _SH
+ * @how: how it may wait
+ * @wp: set to the acquisition, which the release needs
+ *
+ * A view change under way restarts it, in the new view.
+ *
+ * Context: process context; sleeps unless @how is a trylock.
+ * Return: 0; -ENOTCONN when @home is down or not in the view, or this
+ * node is not a member; -ENOLCK when this node was fenced while it
+ * waited; -EAGAIN when every descriptor is in use or a trylock found the
+ * lock taken; or the algorithm's error.
+ */
+int rdmalock_ls_acquire(struct rdmalock_lockspace *ls, u32 home, u64 slot_off,
+			unsigned int mode, const struct rdmalock_how *how,
+			struct rdmalock_waiter **wp)
+{
+	bool restarted = false;
+	int ret;
+
+	for (;;) {
+		ret = rdmalock_gate_enter(ls, how);
+		if (ret)
+			return ret == -ENOTCONN && restarted ? -ENOLCK : ret;
+		ret = rdmalock_ls_acquire_once(ls, home, slot_off, mode, how, wp);
+		rdmalock_gate_leave(ls);
+		if (ret != -ERESTART)
+			return ret;
+		restarted = true;
+	}
 }
 EXPORT_SYMBOL_IF_KUNIT(rdmalock_ls_acquire);
 
@@ -729,18 +811,44 @@ EXPORT_SYMBOL_IF_KUNIT(rdmalock_ls_acquire);
  * @ls: the lockspace
  * @w: the acquisition; over when this returns, whatever it returns
  *
+ * A view change under way is waited for: the holder still holds its lock
+ * in the new view, and releases it there.
+ *
  * Context: process context.
- * Return: 0; -ETIME when the holder's lease had expired (ShiftLock): the
- * lock was left for recovery; or the algorithm's error: the lock may then
- * be wedged. After any error the descriptor is never reused.
+ * Return: 0; -ENOLCK when this node was fenced, -ENOTCONN when the lock's
+ * home left the view, while it held the lock: it was lost; -ETIME when
+ * the holder's lease had expired (ShiftLock): the lock was left for
+ * recovery; or the algorithm's error: the lock may then be wedged (until
+ * the next view change, where the algorithm recovers through the view).
+ * After any error the descriptor is not reused before a view change.
  */
 int rdmalock_ls_release(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w)
 {
-	int ret = ls->algo->release(ls, w);
+	int ret;
 
+	for (;;) {
+		ret = READ_ONCE(w->gone);
+		if (ret)
+			break;
+		ret = rdmalock_gate_enter(ls, &rdmalock_forever);
+		if (ret == -ENOTCONN)
+			ret = READ_ONCE(w->gone) ?: -ENOLCK;	/* fenced */
+		if (ret)
+			break;
+		ret = ls->algo->release(ls, w);
+		if (!ret) {
+			spin_lock(&ls->pool_lock);
+			w->held = false;
+			spin_unlock(&ls->pool_lock);
+		}
+		rdmalock_gate_leave(ls);
+		if (ret != -ERESTART)
+			break;
+	}
 	/* After -ETIME the algorithm knows whether the descriptor is named. */
-	if (ret && ret != -ETIME)
+	if (ret && ret != -ETIME && !READ_ONCE(w->gone))
 		w->lost = true;
+	w->held = false;
 	rdmalock_desc_free(ls, w);
 	return ret;
 }

@@ -29,6 +29,11 @@ module_param_named(heartbeat_timeout_ms, rdmalock_heartbeat_timeout_ms, uint, 06
 MODULE_PARM_DESC(heartbeat_timeout_ms,
 		 "A peer silent for this long (ms) is taken down (default 5000)");
 
+unsigned int rdmalock_node_lease_ms = 4000;
+module_param_named(node_lease_ms, rdmalock_node_lease_ms, uint, 0644);
+MODULE_PARM_DESC(node_lease_ms,
+		 "A member not renewed by a quorum for this long (ms) fences itself, and survivors recover its locks only after it; 0 switches node leases off, for tests only: a cut-off node then goes on granting (default 4000)");
+
 bool rdmalock_allow_broken;
 module_param_named(allow_broken, rdmalock_allow_broken, bool, 0444);
 MODULE_PARM_DESC(allow_broken,

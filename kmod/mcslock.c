@@ -35,4 +35,5 @@ const struct rdmalock_algo rdmalock_mcs_algo = {
 	.name = "mcs",
 	.acquire = rdmalock_mcs_acquire,
 	.release = rdmalock_mcs_release,
+	.recover_hold = rdmalock_recover_word0,
 };

@@ -20,6 +20,7 @@
 /* main.c: module parameters. */
 extern unsigned int rdmalock_heartbeat_ms;
 extern unsigned int rdmalock_heartbeat_timeout_ms;
+extern unsigned int rdmalock_node_lease_ms;
 extern bool rdmalock_emulate_atomics;
 
 /* stats.c: the debugfs root. */

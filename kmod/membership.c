@@ -1,0 +1,775 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rdmalock membership: which nodes of a domain are live, agreed on by all
+ * of them, and what every member does when that changes.
+ *
+ * Views. A view is an epoch and a set of members. The coordinator, the
+ * lowest node that sees no lower node up, proposes one whenever the nodes
+ * it sees up differ from the view, and takes every member through the
+ * same phases, each only once every member has acknowledged the one
+ * before: PREPARE (block new grants, leave queues, quiesce), RESET (each
+ * member resets the lock words of its own table), CLAIM (live holders
+ * claim their locks at their homes again), COMMIT (the new view; grants
+ * resume). A proposal is named by its epoch and coordinator; a member
+ * follows the newest it has seen and ignores the rest, so a coordinator
+ * that dies, or a second one that believed itself lowest, only costs a
+ * new proposal. A view is proposed only for a quorum: more than half of
+ * the domain's nodes, or exactly half with node 0 among them, which is
+ * the tie-break of a two-node domain (node 0 goes on alone; node 1 alone
+ * does not).
+ *
+ * Node leases. Members renew each other: a lease message, or a proposal,
+ * from a node that follows the same proposal. A member that has not been
+ * renewed by a quorum (itself included) within the lease fences itself:
+ * it grants nothing more and its holders learn at unlock that their locks
+ * are lost. A member stops renewing the nodes a new proposal leaves out,
+ * and acknowledges PREPARE only once the lease plus a margin has passed,
+ * on its clock, since it last renewed one of them. Since any two quorums
+ * share a node, a node left out has fenced itself before any member
+ * resets a lock it may hold, and there is never a split brain. With the
+ * lease off (node_lease_ms=0, for tests) there is no such guarantee.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/bitops.h>
+#include <linux/jiffies.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+
+#include "fabric.h"
+#include "locks.h"
+#include "membership.h"
+#include "rdmalock-pri.h"
+
+enum rdmalock_mb_phase {
+	MB_NONE,
+	MB_PREPARE,
+	MB_RESET,
+	MB_CLAIM,
+	MB_COMMIT,
+};
+
+/* How often the coordinator looks at the fabric and resends a phase. */
+#define MB_TICK_MS		100
+#define MB_RESEND_MS		1000
+/* A phase not acknowledged in this long leaves the silent nodes out. */
+#define MB_PHASE_TIMEOUT_MS	10000
+/* A node left out for silence is not proposed again for this long. */
+#define MB_SUSPECT_MS		20000
+
+/* On the wire, little-endian. */
+struct rdmalock_mb_msg {
+	__le64 epoch;
+	__le32 coord;
+	__le32 members;		/* PROPOSE */
+	__le32 phase;		/* PROPOSE, ACK */
+	__le32 up;		/* ACK, LEASE: the nodes the sender sees up */
+};
+
+/**
+ * struct rdmalock_membership - one domain's membership, on this node
+ * @fabric: the domain's fabric
+ * @ls: its lockspace
+ * @name: the domain's name, for logs
+ * @self: this node
+ * @num_nodes: nodes in the domain
+ * @lease: the node lease in jiffies, 0 when off
+ * @lock: protects what follows, up to the work items
+ * @epoch: the proposal this node follows: its epoch, ...
+ * @coord: ... its coordinator ...
+ * @members: ... and its members
+ * @want: the phase of it the coordinator asked for last
+ * @done: the last phase of it this node has completed
+ * @poisoned: this node fenced itself while following it: it completes no
+ *	more of it, and waits for a newer one
+ * @view_epoch: the view committed last, 0 before the first
+ * @view_coord: its coordinator
+ * @view_members: its members
+ * @member: this node is a member of that view and has not fenced since
+ * @seen: the highest epoch seen in any message
+ * @view_changes: views committed
+ * @fences: times this node fenced itself
+ * @renewed_by: per node, when it last renewed this node's lease
+ * @renewed_to: per node, when this node last renewed its lease
+ * @lease_sent: when this node last sent its leases
+ * @c_epoch: as coordinator: the proposal under way, 0 for none
+ * @c_members: its members
+ * @c_phase: its phase
+ * @c_acked: the members that acknowledged that phase
+ * @c_up: the nodes each member saw up, from its PREPARE acknowledgement
+ * @c_sent: when that phase was sent last
+ * @c_started: when that phase started
+ * @suspect_until: per node, until when it is not proposed
+ * @tick_wq: runs @tick: leases must not wait behind a view change's step
+ * @step_wq: runs @step, one phase at a time, in order
+ * @tick: leases, the lease check, the coordinator's work
+ * @step: this node's part of a phase
+ * @wq: a step waiting for quiescence or a lease wakes here when outdated
+ * @stopping: the domain is going: queue nothing more
+ */
+struct rdmalock_membership {
+	struct rdmalock_fabric *fabric;
+	struct rdmalock_lockspace *ls;
+	const char *name;
+	u32 self;
+	u32 num_nodes;
+	unsigned long lease;
+
+	spinlock_t lock;	/* see @lock above */
+	u64 epoch;
+	u32 coord;
+	u32 members;
+	unsigned int want;
+	unsigned int done;
+	bool poisoned;
+	u64 view_epoch;
+	u32 view_coord;
+	u32 view_members;
+	bool member;
+	u64 seen;
+	u64 view_changes;
+	u64 fences;
+	unsigned long renewed_by[RDMALOCK_MAX_NODES];
+	unsigned long renewed_to[RDMALOCK_MAX_NODES];
+	unsigned long lease_sent;
+	u64 c_epoch;
+	u32 c_members;
+	unsigned int c_phase;
+	u32 c_acked;
+	u32 c_up[RDMALOCK_MAX_NODES];
+	unsigned long c_sent;
+	unsigned long c_started;
+	unsigned long suspect_until[RDMALOCK_MAX_NODES];
+
+	struct workqueue_struct *tick_wq;
+	struct workqueue_struct *step_wq;
+	struct delayed_work tick;
+	struct work_struct step;
+	wait_queue_head_t wq;
+	bool stopping;
+};
+
+/**
+ * rdmalock_mb_quorum() - may a set of nodes act for the domain?
+ * @set: the nodes, a bit each
+ * @num_nodes: nodes in the domain
+ *
+ * Return: true for more than half of the nodes, or exactly half with
+ * node 0 among them: any two sets that pass share a node.
+ */
+VISIBLE_IF_KUNIT bool rdmalock_mb_quorum(u32 set, u32 num_nodes)
+{
+	u32 n = hweight32(set);
+
+	return 2 * n > num_nodes || (2 * n == num_nodes && (set & BIT(0)));
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_mb_quorum);
+
+/**
+ * rdmalock_mb_clique() - the members that all see each other
+ * @self: the coordinator, which stays
+ * @candidates: the nodes proposed
+ * @up: per node, the nodes it sees up (itself included)
+ * @num_nodes: nodes in the domain
+ *
+ * Of two candidates that do not see each other both ways, the higher one
+ * leaves, unless it is @self.
+ *
+ * Return: the candidates that remain.
+ */
+VISIBLE_IF_KUNIT u32 rdmalock_mb_clique(u32 self, u32 candidates, const u32 *up,
+					u32 num_nodes)
+{
+	u32 set = candidates, i, j;
+
+	for (i = 0; i < num_nodes; i++) {
+		for (j = i + 1; j < num_nodes; j++) {
+			if (!(set & BIT(i)) || !(set & BIT(j)))
+				continue;
+			if ((up[i] & BIT(j)) && (up[j] & BIT(i)))
+				continue;
+			set &= ~BIT(j == self ? i : j);
+		}
+	}
+	return set;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_mb_clique);
+
+/**
+ * rdmalock_mb_newer() - is a proposal newer than the one followed?
+ * @epoch: its epoch
+ * @coord: its coordinator
+ * @cur_epoch: the followed one's epoch
+ * @cur_coord: its coordinator
+ *
+ * Return: true when (@epoch, @coord) orders after (@cur_epoch, @cur_coord).
+ */
+VISIBLE_IF_KUNIT bool rdmalock_mb_newer(u64 epoch, u32 coord, u64 cur_epoch,
+					u32 cur_coord)
+{
+	return epoch > cur_epoch || (epoch == cur_epoch && coord > cur_coord);
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_mb_newer);
+
+/* The nodes this node sees up, itself included. */
+static u32 rdmalock_mb_up(struct rdmalock_membership *mb)
+{
+	u32 set = BIT(mb->self), i;
+
+	for (i = 0; i < mb->num_nodes; i++)
+		if (i != mb->self && rdmalock_fabric_node_up(mb->fabric, i))
+			set |= BIT(i);
+	return set;
+}
+
+static void rdmalock_mb_send(struct rdmalock_membership *mb, u32 node, u8 type,
+			     u64 epoch, u32 coord, u32 members, u32 phase, u32 up)
+{
+	struct rdmalock_mb_msg msg = {
+		.epoch = cpu_to_le64(epoch),
+		.coord = cpu_to_le32(coord),
+		.members = cpu_to_le32(members),
+		.phase = cpu_to_le32(phase),
+		.up = cpu_to_le32(up),
+	};
+
+	/* A lost message is sent again: the phase or lease is resent. */
+	rdmalock_fabric_send(mb->fabric, node, type, &msg, sizeof(msg));
+}
+
+/* Under @mb->lock: a proposal reaching @node renews its lease. */
+static void rdmalock_mb_renewing(struct rdmalock_membership *mb, u32 node)
+{
+	mb->renewed_to[node] = jiffies;
+}
+
+/* Under @mb->lock: does this node still hold its lease? */
+static bool rdmalock_mb_leased(struct rdmalock_membership *mb)
+{
+	u32 set = BIT(mb->self), i;
+
+	for (i = 0; i < mb->num_nodes; i++)
+		if (i != mb->self &&
+		    time_before(jiffies, mb->renewed_by[i] + mb->lease))
+			set |= BIT(i);
+	return rdmalock_mb_quorum(set, mb->num_nodes);
+}
+
+/* Is the step for (@epoch, @coord) outdated by a newer proposal? */
+static bool rdmalock_mb_outdated(struct rdmalock_membership *mb, u64 epoch,
+				 u32 coord)
+{
+	bool ret;
+
+	spin_lock_bh(&mb->lock);
+	ret = mb->epoch != epoch || mb->coord != coord || mb->poisoned ||
+	      READ_ONCE(mb->stopping);
+	spin_unlock_bh(&mb->lock);
+	return ret;
+}
+
+struct rdmalock_mb_step_ctx {
+	struct rdmalock_membership *mb;
+	u64 epoch;
+	u32 coord;
+};
+
+static bool rdmalock_mb_step_stale(void *arg)
+{
+	struct rdmalock_mb_step_ctx *c = arg;
+
+	return rdmalock_mb_outdated(c->mb, c->epoch, c->coord);
+}
+
+/*
+ * PREPARE: no call of this node is inside the gate any more, and every
+ * node the proposal leaves out has lost the lease this node gave it.
+ */
+static bool rdmalock_mb_prepare(struct rdmalock_membership *mb,
+				struct rdmalock_mb_step_ctx *c, u32 members)
+{
+	unsigned long until = jiffies, t;
+	u32 i;
+
+	if (!rdmalock_recovery_quiesce(mb->ls, rdmalock_mb_step_stale, c))
+		return false;
+	if (!mb->lease)
+		return true;
+	spin_lock_bh(&mb->lock);
+	for (i = 0; i < mb->num_nodes; i++) {
+		if (members & BIT(i))
+			continue;
+		t = mb->renewed_to[i] + mb->lease +
+		    msecs_to_jiffies(RDMALOCK_LEASE_MARGIN_MS);
+		if (time_after(t, until))
+			until = t;
+	}
+	spin_unlock_bh(&mb->lock);
+	while (time_before(jiffies, until)) {
+		wait_event_timeout(mb->wq, rdmalock_mb_step_stale(c),
+				   until - jiffies);
+		if (rdmalock_mb_step_stale(c))
+			return false;
+	}
+	return true;
+}
+
+static void rdmalock_mb_commit(struct rdmalock_membership *mb,
+			       struct rdmalock_mb_step_ctx *c, u32 members)
+{
+	unsigned long bits = members;
+
+	spin_lock_bh(&mb->lock);
+	mb->view_epoch = c->epoch;
+	mb->view_coord = c->coord;
+	mb->view_members = members;
+	mb->member = true;
+	mb->view_changes++;
+	spin_unlock_bh(&mb->lock);
+	rdmalock_gate_set(mb->ls, RDMALOCK_GATE_OPEN, members);
+	pr_info("%s: view %llu: members %*pbl, coordinator %u\n", mb->name,
+		c->epoch, mb->num_nodes, &bits, c->coord);
+}
+
+/* Does this node's part of @phase; false when outdated meanwhile. */
+static bool rdmalock_mb_do_phase(struct rdmalock_membership *mb,
+				 struct rdmalock_mb_step_ctx *c,
+				 unsigned int phase, u32 members)
+{
+	bool ok = true;
+
+	switch (phase) {
+	case MB_PREPARE:
+		ok = rdmalock_mb_prepare(mb, c, members);
+		break;
+	case MB_RESET:
+		rdmalock_recovery_reset(mb->ls);
+		break;
+	case MB_CLAIM:
+		/* A failed claim is left for a later view change. */
+		rdmalock_recovery_claim(mb->ls, members);
+		break;
+	case MB_COMMIT:
+		ok = !rdmalock_mb_outdated(mb, c->epoch, c->coord);
+		if (ok)
+			rdmalock_mb_commit(mb, c, members);
+		break;
+	}
+	spin_lock_bh(&mb->lock);
+	ok = ok && mb->epoch == c->epoch && mb->coord == c->coord && !mb->poisoned;
+	if (ok)
+		mb->done = phase;
+	spin_unlock_bh(&mb->lock);
+	return ok;
+}
+
+/*
+ * This node's part of the phase asked for last, then its acknowledgement,
+ * which renews the coordinator's lease; a phase done already is only
+ * acknowledged again.
+ */
+static void rdmalock_mb_step(struct work_struct *work)
+{
+	struct rdmalock_membership *mb = container_of(work, struct rdmalock_membership,
+						      step);
+	struct rdmalock_mb_step_ctx c = { .mb = mb };
+	unsigned int phase, done;
+	bool poisoned;
+	u32 members;
+
+	if (READ_ONCE(mb->stopping))
+		return;
+	spin_lock_bh(&mb->lock);
+	c.epoch = mb->epoch;
+	c.coord = mb->coord;
+	members = mb->members;
+	phase = mb->want;
+	done = mb->done;
+	poisoned = mb->poisoned;
+	spin_unlock_bh(&mb->lock);
+	if (poisoned || phase > done + 1 || phase == MB_NONE)
+		return;
+	if (phase == done + 1 && !rdmalock_mb_do_phase(mb, &c, phase, members))
+		return;
+	spin_lock_bh(&mb->lock);
+	rdmalock_mb_renewing(mb, c.coord);
+	spin_unlock_bh(&mb->lock);
+	rdmalock_mb_send(mb, c.coord, RDMALOCK_MB_MSG_ACK, c.epoch, c.coord, 0,
+			 phase, rdmalock_mb_up(mb));
+}
+
+static void rdmalock_mb_queue_step(struct rdmalock_membership *mb)
+{
+	if (!READ_ONCE(mb->stopping))
+		queue_work(mb->step_wq, &mb->step);
+}
+
+/* Under @mb->lock: follow a newer proposal. */
+static void rdmalock_mb_adopt(struct rdmalock_membership *mb, u64 epoch,
+			      u32 coord, u32 members)
+{
+	mb->epoch = epoch;
+	mb->coord = coord;
+	mb->members = members;
+	mb->done = MB_NONE;
+	mb->poisoned = false;
+	/* A step of an older one stops waiting. */
+	wake_up_all(&mb->wq);
+	wake_up_all(&mb->ls->gate_wq);
+}
+
+static void rdmalock_mb_on_propose(struct rdmalock_membership *mb, u32 node,
+				   const struct rdmalock_mb_msg *msg)
+{
+	u64 epoch = le64_to_cpu(msg->epoch);
+	u32 coord = le32_to_cpu(msg->coord);
+	u32 members = le32_to_cpu(msg->members);
+	u32 phase = le32_to_cpu(msg->phase);
+	bool step = false, shut = false;
+
+	if (coord != node || phase < MB_PREPARE || phase > MB_COMMIT ||
+	    members & ~GENMASK(mb->num_nodes - 1, 0)) {
+		pr_err_ratelimited("%s: node %u: malformed view proposal\n",
+				   mb->name, node);
+		return;
+	}
+	spin_lock_bh(&mb->lock);
+	mb->seen = max(mb->seen, epoch);
+	/* One that leaves this node out is not for it to follow. */
+	if (!(members & BIT(mb->self)))
+		goto out;
+	if (rdmalock_mb_newer(epoch, coord, mb->epoch, mb->coord)) {
+		if (phase != MB_PREPARE)
+			goto out;	/* joined too late: wait for the next */
+		rdmalock_mb_adopt(mb, epoch, coord, members);
+		shut = mb->member;
+	} else if (epoch != mb->epoch || coord != mb->coord) {
+		goto out;
+	}
+	mb->renewed_by[node] = jiffies;
+	mb->want = phase;
+	step = true;
+out:
+	spin_unlock_bh(&mb->lock);
+	if (shut)
+		rdmalock_gate_set(mb->ls, RDMALOCK_GATE_CLOSED, 0);
+	if (step)
+		rdmalock_mb_queue_step(mb);
+}
+
+/* Under @mb->lock, as coordinator: send the current phase to who lacks it. */
+static void rdmalock_mb_send_phase(struct rdmalock_membership *mb)
+{
+	u32 i;
+
+	for (i = 0; i < mb->num_nodes; i++) {
+		if (!(mb->c_members & BIT(i)) || (mb->c_acked & BIT(i)))
+			continue;
+		rdmalock_mb_renewing(mb, i);
+		rdmalock_mb_send(mb, i, RDMALOCK_MB_MSG_PROPOSE, mb->c_epoch,
+				 mb->self, mb->c_members, mb->c_phase, 0);
+	}
+	mb->c_sent = jiffies;
+}
+
+/* Under @mb->lock, as coordinator: propose a view of @members. */
+static void rdmalock_mb_propose(struct rdmalock_membership *mb, u32 members)
+{
+	unsigned long bits = members;
+
+	mb->c_epoch = max3(mb->seen, mb->epoch, mb->view_epoch) + 1;
+	mb->seen = mb->c_epoch;
+	mb->c_members = members;
+	mb->c_phase = MB_PREPARE;
+	mb->c_acked = 0;
+	mb->c_started = jiffies;
+	memset(mb->c_up, 0, sizeof(mb->c_up));
+	pr_info("%s: proposing view %llu: members %*pbl\n", mb->name,
+		mb->c_epoch, mb->num_nodes, &bits);
+	rdmalock_mb_send_phase(mb);
+}
+
+/* Under @mb->lock, as coordinator: every member acknowledged the phase. */
+static void rdmalock_mb_advance(struct rdmalock_membership *mb)
+{
+	u32 clique;
+
+	if (mb->c_phase == MB_PREPARE) {
+		clique = rdmalock_mb_clique(mb->self, mb->c_members, mb->c_up,
+					    mb->num_nodes);
+		if (clique != mb->c_members) {
+			rdmalock_mb_propose(mb, clique);
+			return;
+		}
+	}
+	if (mb->c_phase == MB_COMMIT) {
+		mb->c_epoch = 0;
+		return;
+	}
+	mb->c_phase++;
+	mb->c_acked = 0;
+	mb->c_started = jiffies;
+	rdmalock_mb_send_phase(mb);
+}
+
+static void rdmalock_mb_on_ack(struct rdmalock_membership *mb, u32 node,
+			       const struct rdmalock_mb_msg *msg)
+{
+	u64 epoch = le64_to_cpu(msg->epoch);
+
+	spin_lock_bh(&mb->lock);
+	if (le32_to_cpu(msg->coord) == mb->self && epoch && epoch == mb->c_epoch &&
+	    le32_to_cpu(msg->phase) == mb->c_phase && (mb->c_members & BIT(node))) {
+		mb->c_acked |= BIT(node);
+		if (mb->c_phase == MB_PREPARE)
+			mb->c_up[node] = le32_to_cpu(msg->up) | BIT(node);
+		if (mb->c_acked == mb->c_members)
+			rdmalock_mb_advance(mb);
+	}
+	spin_unlock_bh(&mb->lock);
+}
+
+static void rdmalock_mb_on_lease(struct rdmalock_membership *mb, u32 node,
+				 const struct rdmalock_mb_msg *msg)
+{
+	u64 epoch = le64_to_cpu(msg->epoch);
+
+	spin_lock_bh(&mb->lock);
+	mb->seen = max(mb->seen, epoch);
+	if (epoch == mb->epoch && le32_to_cpu(msg->coord) == mb->coord &&
+	    (mb->members & BIT(node)))
+		mb->renewed_by[node] = jiffies;
+	spin_unlock_bh(&mb->lock);
+}
+
+static void rdmalock_mb_msg(struct rdmalock_fabric *fabric, u32 node, u8 type,
+			    const void *payload, u32 len, void *ctx)
+{
+	struct rdmalock_membership *mb = ctx;
+
+	if (len != sizeof(struct rdmalock_mb_msg) || node >= mb->num_nodes) {
+		pr_err_ratelimited("%s: node %u: membership message of %u bytes\n",
+				   mb->name, node, len);
+		return;
+	}
+	switch (type) {
+	case RDMALOCK_MB_MSG_PROPOSE:
+		rdmalock_mb_on_propose(mb, node, payload);
+		break;
+	case RDMALOCK_MB_MSG_ACK:
+		rdmalock_mb_on_ack(mb, node, payload);
+		break;
+	case RDMALOCK_MB_MSG_LEASE:
+		rdmalock_mb_on_lease(mb, node, payload);
+		break;
+	}
+}
+
+/* Under @mb->lock: the lease messages due, to every node followed. */
+static void rdmalock_mb_renew(struct rdmalock_membership *mb, u32 up)
+{
+	u32 i;
+
+	if (!mb->lease || time_before(jiffies, mb->lease_sent + mb->lease / 8))
+		return;
+	mb->lease_sent = jiffies;
+	for (i = 0; i < mb->num_nodes; i++) {
+		if (i == mb->self || !(mb->members & BIT(i)) || !(up & BIT(i)))
+			continue;
+		rdmalock_mb_renewing(mb, i);
+		rdmalock_mb_send(mb, i, RDMALOCK_MB_MSG_LEASE, mb->epoch,
+				 mb->coord, 0, 0, up);
+	}
+}
+
+/* Under @mb->lock: a member without its lease stops being one. */
+static bool rdmalock_mb_check_lease(struct rdmalock_membership *mb)
+{
+	if (!mb->lease || !mb->member || rdmalock_mb_leased(mb))
+		return false;
+	mb->member = false;
+	mb->poisoned = true;
+	mb->fences++;
+	wake_up_all(&mb->wq);
+	return true;
+}
+
+/* Under @mb->lock: the nodes a proposal of this coordinator would have. */
+static u32 rdmalock_mb_target(struct rdmalock_membership *mb, u32 up)
+{
+	u32 set = up, i;
+
+	for (i = 0; i < mb->num_nodes; i++)
+		if (i != mb->self && time_before(jiffies, mb->suspect_until[i]))
+			set &= ~BIT(i);
+	return set;
+}
+
+/* Under @mb->lock: the coordinator's part of a tick. */
+static void rdmalock_mb_coordinate(struct rdmalock_membership *mb, u32 up)
+{
+	u32 target = rdmalock_mb_target(mb, up), silent, i;
+	bool settled;
+
+	/* Only the lowest node that sees no lower one up coordinates. */
+	if (up & GENMASK(mb->self, 0) & ~BIT(mb->self)) {
+		mb->c_epoch = 0;
+		return;
+	}
+	if (mb->c_epoch) {
+		if (time_after(jiffies, mb->c_started +
+			       msecs_to_jiffies(MB_PHASE_TIMEOUT_MS) +
+			       (mb->c_phase == MB_PREPARE ? 2 * mb->lease : 0))) {
+			silent = mb->c_members & ~mb->c_acked;
+			for (i = 0; i < mb->num_nodes; i++)
+				if (silent & BIT(i) && i != mb->self)
+					mb->suspect_until[i] = jiffies +
+						msecs_to_jiffies(MB_SUSPECT_MS);
+			mb->c_epoch = 0;
+		} else if (mb->c_members & ~target) {
+			mb->c_epoch = 0;	/* a member went down: start again */
+		} else {
+			if (time_after(jiffies, mb->c_sent + msecs_to_jiffies(MB_RESEND_MS)))
+				rdmalock_mb_send_phase(mb);
+			return;
+		}
+	}
+	settled = mb->member && mb->view_epoch == mb->epoch &&
+		  mb->view_coord == mb->coord && mb->view_members == target;
+	if (!settled && rdmalock_mb_quorum(target, mb->num_nodes))
+		rdmalock_mb_propose(mb, target);
+}
+
+static void rdmalock_mb_tick(struct work_struct *work)
+{
+	struct rdmalock_membership *mb = container_of(to_delayed_work(work),
+						      struct rdmalock_membership,
+						      tick);
+	u32 up = rdmalock_mb_up(mb);
+	bool fenced;
+
+	spin_lock_bh(&mb->lock);
+	rdmalock_mb_renew(mb, up);
+	fenced = rdmalock_mb_check_lease(mb);
+	rdmalock_mb_coordinate(mb, up);
+	spin_unlock_bh(&mb->lock);
+	if (fenced) {
+		pr_warn("%s: no quorum renewed this node's lease for %u ms: fenced, its locks are lost\n",
+			mb->name, jiffies_to_msecs(mb->lease));
+		rdmalock_recovery_fence(mb->ls);
+	}
+	if (!READ_ONCE(mb->stopping))
+		queue_delayed_work(mb->tick_wq, &mb->tick,
+				   msecs_to_jiffies(MB_TICK_MS));
+}
+
+/**
+ * rdmalock_membership_create() - start following the views of a domain
+ * @fabric: the domain's fabric
+ * @attr: its attributes
+ * @lease_ms: the node lease, 0 for none
+ * @ls: its lockspace, whose gate the views open and close
+ * @mbp: set to the membership
+ *
+ * Context: process context.
+ * Return: 0 or -ENOMEM.
+ */
+int rdmalock_membership_create(struct rdmalock_fabric *fabric,
+			       const struct rdmalock_fabric_attr *attr,
+			       u32 lease_ms, struct rdmalock_lockspace *ls,
+			       struct rdmalock_membership **mbp)
+{
+	struct rdmalock_membership *mb;
+	u32 i;
+
+	mb = kzalloc(sizeof(*mb), GFP_KERNEL);
+	if (!mb)
+		return -ENOMEM;
+	mb->fabric = fabric;
+	mb->ls = ls;
+	mb->name = attr->name;
+	mb->self = attr->node_id;
+	mb->num_nodes = attr->num_nodes;
+	mb->lease = msecs_to_jiffies(lease_ms);
+	spin_lock_init(&mb->lock);
+	init_waitqueue_head(&mb->wq);
+	for (i = 0; i < RDMALOCK_MAX_NODES; i++) {
+		mb->renewed_by[i] = jiffies - mb->lease - 1;
+		mb->renewed_to[i] = jiffies - mb->lease - 1;
+		mb->suspect_until[i] = jiffies;
+	}
+	mb->lease_sent = jiffies - mb->lease;
+	INIT_DELAYED_WORK(&mb->tick, rdmalock_mb_tick);
+	INIT_WORK(&mb->step, rdmalock_mb_step);
+	mb->tick_wq = alloc_workqueue("rdmalock-mbt-%s", WQ_MEM_RECLAIM | WQ_HIGHPRI,
+				      1, attr->name);
+	mb->step_wq = alloc_ordered_workqueue("rdmalock-mbs-%s", WQ_MEM_RECLAIM,
+					      attr->name);
+	if (!mb->tick_wq || !mb->step_wq) {
+		rdmalock_membership_free(mb);
+		return -ENOMEM;
+	}
+	/* Last: handlers cannot be removed from the live fabric. */
+	rdmalock_fabric_set_handler(fabric, RDMALOCK_MB_MSG_PROPOSE, rdmalock_mb_msg, mb);
+	rdmalock_fabric_set_handler(fabric, RDMALOCK_MB_MSG_ACK, rdmalock_mb_msg, mb);
+	rdmalock_fabric_set_handler(fabric, RDMALOCK_MB_MSG_LEASE, rdmalock_mb_msg, mb);
+	queue_delayed_work(mb->tick_wq, &mb->tick, 0);
+	*mbp = mb;
+	return 0;
+}
+
+/**
+ * rdmalock_membership_stop() - stop following views, before the fabric goes
+ * @mb: the membership
+ *
+ * Messages that still arrive queue nothing.
+ *
+ * Context: process context; sleeps.
+ */
+void rdmalock_membership_stop(struct rdmalock_membership *mb)
+{
+	WRITE_ONCE(mb->stopping, true);
+	wake_up_all(&mb->wq);
+	wake_up_all(&mb->ls->gate_wq);
+	cancel_delayed_work_sync(&mb->tick);
+	cancel_work_sync(&mb->step);
+}
+
+/**
+ * rdmalock_membership_free() - free it, once the fabric is gone
+ * @mb: the membership, stopped, or never started
+ */
+void rdmalock_membership_free(struct rdmalock_membership *mb)
+{
+	if (mb->tick_wq)
+		destroy_workqueue(mb->tick_wq);
+	if (mb->step_wq)
+		destroy_workqueue(mb->step_wq);
+	kfree(mb);
+}
+
+/**
+ * rdmalock_membership_view() - this node's membership, for userspace
+ * @mb: the membership
+ * @v: filled in but for its header and name
+ */
+void rdmalock_membership_view(struct rdmalock_membership *mb,
+			      struct rdmalock_domain_view *v)
+{
+	spin_lock_bh(&mb->lock);
+	v->epoch = mb->view_epoch;
+	v->members = mb->view_members;
+	v->coordinator = mb->view_coord;
+	if (!mb->member)
+		v->state = RDMALOCK_VIEW_OUT;
+	else if (mb->epoch != mb->view_epoch || mb->coord != mb->view_coord)
+		v->state = RDMALOCK_VIEW_CHANGING;
+	else
+		v->state = RDMALOCK_VIEW_MEMBER;
+	v->view_changes = mb->view_changes;
+	v->fences = mb->fences;
+	v->lease_ms = jiffies_to_msecs(mb->lease);
+	spin_unlock_bh(&mb->lock);
+}

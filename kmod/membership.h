@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * rdmalock membership: the view of a domain's live nodes that every
+ * member agrees on, the node leases that keep a cut-off node from
+ * granting, and the view changes that recover a departed node's locks.
+ * See Documentation/membership.rst.
+ */
+#ifndef RDMALOCK_MEMBERSHIP_H
+#define RDMALOCK_MEMBERSHIP_H
+
+#include <linux/types.h>
+#include <linux/rdmalock.h>
+
+struct rdmalock_fabric;
+struct rdmalock_fabric_attr;
+struct rdmalock_lockspace;
+struct rdmalock_membership;
+
+/* Message types, at the top of the user's range (floor.c has the last). */
+#define RDMALOCK_MB_MSG_PROPOSE		(RDMALOCK_MSG_TYPES - 4)
+#define RDMALOCK_MB_MSG_ACK		(RDMALOCK_MSG_TYPES - 3)
+#define RDMALOCK_MB_MSG_LEASE		(RDMALOCK_MSG_TYPES - 2)
+
+/* Survivors wait this long past a departed node's lease: clock drift. */
+#define RDMALOCK_LEASE_MARGIN_MS	1000
+
+int rdmalock_membership_create(struct rdmalock_fabric *fabric,
+			       const struct rdmalock_fabric_attr *attr,
+			       u32 lease_ms, struct rdmalock_lockspace *ls,
+			       struct rdmalock_membership **mbp);
+void rdmalock_membership_stop(struct rdmalock_membership *mb);
+void rdmalock_membership_free(struct rdmalock_membership *mb);
+void rdmalock_membership_view(struct rdmalock_membership *mb,
+			      struct rdmalock_domain_view *v);
+
+#if IS_ENABLED(CONFIG_KUNIT)
+bool rdmalock_mb_quorum(u32 set, u32 num_nodes);
+u32 rdmalock_mb_clique(u32 self, u32 candidates, const u32 *up, u32 num_nodes);
+bool rdmalock_mb_newer(u64 epoch, u32 coord, u64 cur_epoch, u32 cur_coord);
+#endif
+
+#endif /* RDMALOCK_MEMBERSHIP_H */
