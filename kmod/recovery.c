@@ -24,6 +24,7 @@
 #include <linux/sched/signal.h>
 
 #include "locks.h"
+#include "rdmalock-pri.h"
 
 static void rdmalock_gate_wake_waiters(struct rdmalock_lockspace *ls)
 {
@@ -153,6 +154,7 @@ void rdmalock_gate_set(struct rdmalock_lockspace *ls, int gate, u32 members)
 	smp_mb();
 	rdmalock_gate_wake_waiters(ls);
 }
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_gate_set);
 
 /**
  * rdmalock_recovery_quiesce() - wait until no lock call of this node is inside
@@ -180,6 +182,7 @@ bool rdmalock_recovery_quiesce(struct rdmalock_lockspace *ls,
 	flush_workqueue(ls->wq);
 	return true;
 }
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_recovery_quiesce);
 
 /* A descriptor that holds a lock nobody has taken from its holder. */
 static bool rdmalock_desc_holds(struct rdmalock_lockspace *ls, u32 idx)
@@ -230,6 +233,7 @@ void rdmalock_recovery_reset(struct rdmalock_lockspace *ls)
 	}
 	spin_unlock(&ls->pool_lock);
 }
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_recovery_reset);
 
 /**
  * rdmalock_recovery_claim() - claim this node's held locks at their homes
@@ -270,6 +274,7 @@ int rdmalock_recovery_claim(struct rdmalock_lockspace *ls, u32 members)
 	}
 	return err;
 }
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_recovery_claim);
 
 /**
  * rdmalock_recovery_fence() - this node lost its lease: it holds nothing
@@ -294,6 +299,7 @@ void rdmalock_recovery_fence(struct rdmalock_lockspace *ls)
 			WRITE_ONCE(ls->waiters[idx].gone, -ENOLCK);
 	spin_unlock(&ls->pool_lock);
 }
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_recovery_fence);
 
 /**
  * rdmalock_recover_word0() - claim a lock whose word 0 names its holder

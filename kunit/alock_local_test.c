@@ -324,11 +324,110 @@ static void local_budget_yields_to_remote(struct kunit *test)
 	cohort_destroy(c);
 }
 
+/* A view change that is never outdated. */
+static bool never_stale(void *arg)
+{
+	return false;
+}
+
+/*
+ * One view change around a holder and a waiter queued behind it, as
+ * recovery.c does it on every member; @claim false leaves out the claim,
+ * the negative control: then the waiter gets the lock from its holder.
+ * Return: whether the waiter entered while the holder held.
+ */
+static bool view_change_around_holder(struct kunit *test, bool claim)
+{
+	struct cohort *c = cohort_create(test, RDMALOCK_ALGO_ALOCK, 2);
+	u64 *tail_l = cohort_word(c, TAIL_L);
+	struct rdmalock_waiter *h;
+	struct cohort_thread *t;
+	bool stolen;
+
+	KUNIT_ASSERT_EQ(test, rdmalock_ls_acquire(c->ls, 0, c->slot_off,
+						  RDMALOCK_MODE_EX, &forever, &h), 0);
+	t = cohort_start(c, 1, 1);
+	KUNIT_ASSERT_TRUE(test, cohort_wait_for(READ_ONCE(*tail_l) != h->me));
+
+	rdmalock_gate_set(c->ls, RDMALOCK_GATE_CLOSED, 0);
+	KUNIT_ASSERT_TRUE(test, rdmalock_recovery_quiesce(c->ls, never_stale, NULL));
+	/* The waiter left without a verb: its descriptor is still named. */
+	KUNIT_EXPECT_NE(test, READ_ONCE(*tail_l), h->me);
+	rdmalock_recovery_reset(c->ls);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(*tail_l), 0);
+	KUNIT_EXPECT_EQ(test, bitmap_weight(c->ls->used, RDMALOCK_DESC_COUNT), 1);
+	if (claim) {
+		KUNIT_EXPECT_EQ(test, rdmalock_recovery_claim(c->ls, BIT(0)), 0);
+		KUNIT_EXPECT_EQ(test, READ_ONCE(*tail_l), h->me);
+	}
+	rdmalock_gate_set(c->ls, RDMALOCK_GATE_OPEN, BIT(0));
+
+	/* The waiter queues again; it must not get in while the holder holds. */
+	cohort_wait_for(READ_ONCE(*tail_l) != h->me && READ_ONCE(*tail_l));
+	msleep(50);
+	stolen = atomic64_read(&c->entries) != 0;
+	if (!claim) {
+		/* The holder's release needs the claim it was denied. */
+		cohort_join(t);
+		WRITE_ONCE(*tail_l, h->me);
+	}
+	KUNIT_EXPECT_EQ(test, rdmalock_ls_release(c->ls, h), 0);
+	if (claim)
+		cohort_join(t);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&c->entries), 1);
+	cohort_destroy(c);
+	return stolen;
+}
+
+/* A view change keeps a live holder's lock; its waiter starts again. */
+static void view_change_keeps_holder(struct kunit *test)
+{
+	KUNIT_EXPECT_FALSE(test, view_change_around_holder(test, true));
+}
+
+/* The negative control: without the claim, the check sees the lock stolen. */
+static void view_change_without_claim_is_caught(struct kunit *test)
+{
+	KUNIT_EXPECT_TRUE(test, view_change_around_holder(test, false));
+}
+
+/*
+ * A node that lost its lease: its waiter fails with -ENOLCK, its holder
+ * learns at unlock that the lock was lost, and neither leaves a
+ * descriptor behind.
+ */
+static void fence_loses_holder_and_waiter(struct kunit *test)
+{
+	struct cohort *c = cohort_create(test, RDMALOCK_ALGO_ALOCK, 2);
+	u64 *tail_l = cohort_word(c, TAIL_L);
+	struct rdmalock_waiter *h;
+	struct cohort_thread *t;
+
+	KUNIT_ASSERT_EQ(test, rdmalock_ls_acquire(c->ls, 0, c->slot_off,
+						  RDMALOCK_MODE_EX, &forever, &h), 0);
+	t = cohort_start(c, 1, 1);
+	KUNIT_ASSERT_TRUE(test, cohort_wait_for(READ_ONCE(*tail_l) != h->me));
+	rdmalock_recovery_fence(c->ls);
+	KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&t->done,
+							    msecs_to_jiffies(WAIT_MS)));
+	KUNIT_EXPECT_EQ(test, t->ret, -ENOLCK);
+	KUNIT_EXPECT_EQ(test, rdmalock_ls_release(c->ls, h), -ENOLCK);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&c->entries), 0);
+	/* Nothing is granted until a view takes this node back. */
+	KUNIT_EXPECT_EQ(test, rdmalock_ls_acquire(c->ls, 0, c->slot_off,
+						  RDMALOCK_MODE_EX, &forever, &h),
+			-ENOTCONN);
+	cohort_destroy(c);
+}
+
 static struct kunit_case rdmalock_alock_local_cases[] = {
 	KUNIT_CASE(local_cohort_excludes),
 	KUNIT_CASE(harness_catches_no_exclusion),
 	KUNIT_CASE(local_cohort_is_fifo),
 	KUNIT_CASE(local_budget_yields_to_remote),
+	KUNIT_CASE(view_change_keeps_holder),
+	KUNIT_CASE(view_change_without_claim_is_caught),
+	KUNIT_CASE(fence_loses_holder_and_waiter),
 	{}
 };
 
