@@ -98,7 +98,7 @@ struct rdmalock_mb_msg {
  * @c_members: its members
  * @c_phase: its phase
  * @c_acked: the members that acknowledged that phase
- * @c_up: the nodes each member saw up, from its PREPARE acknowledgement
+ * @c_up: the nodes each member saw up, from its PREPARE acknowledgment
  * @c_sent: when that phase was sent last
  * @c_started: when that phase started
  * @suspect_until: per node, until when it is not proposed
@@ -366,7 +366,7 @@ static bool rdmalock_mb_do_phase(struct rdmalock_membership *mb,
 }
 
 /*
- * This node's part of the phase asked for last, then its acknowledgement,
+ * This node's part of the phase asked for last, then its acknowledgment,
  * which renews the coordinator's lease; a phase done already is only
  * acknowledged again.
  */

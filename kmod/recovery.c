@@ -70,6 +70,12 @@ static bool rdmalock_gate_try(struct rdmalock_lockspace *ls, int *gate)
 	return false;
 }
 
+/* A call waiting at the closed gate goes on: it opened or shut, or the domain went. */
+static bool rdmalock_gate_moved(struct rdmalock_lockspace *ls)
+{
+	return READ_ONCE(ls->gate) != RDMALOCK_GATE_CLOSED || READ_ONCE(ls->closed);
+}
+
 /**
  * rdmalock_gate_enter() - let a lock call in, once no view change is under way
  * @ls: the lockspace
@@ -103,14 +109,11 @@ int rdmalock_gate_enter(struct rdmalock_lockspace *ls,
 		}
 		if (how->killable) {
 			if (wait_event_killable_timeout(ls->gate_wq,
-							READ_ONCE(ls->gate) != RDMALOCK_GATE_CLOSED ||
-							READ_ONCE(ls->closed),
+							rdmalock_gate_moved(ls),
 							left) < 0)
 				return -EINTR;
 		} else {
-			wait_event_timeout(ls->gate_wq,
-					   READ_ONCE(ls->gate) != RDMALOCK_GATE_CLOSED ||
-					   READ_ONCE(ls->closed), left);
+			wait_event_timeout(ls->gate_wq, rdmalock_gate_moved(ls), left);
 		}
 		if (READ_ONCE(ls->closed))
 			return -ESHUTDOWN;

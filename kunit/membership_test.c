@@ -73,4 +73,5 @@ static struct kunit_suite rdmalock_membership_suite = {
 	.name = "rdmalock_membership",
 	.test_cases = rdmalock_membership_cases,
 };
+
 kunit_test_suite(rdmalock_membership_suite);
