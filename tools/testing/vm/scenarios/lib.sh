@@ -125,8 +125,14 @@ key_file() {
 	echo $f
 }
 
+# domain_up DOMAIN: every node connected and, where the module has views,
+# this node a member of a view of every node: only then are locks granted.
 domain_up() {
-	[ "$(rdmalockctl domain status "$1" | grep -c ': up,')" -eq "$(num_nodes)" ]
+	local status
+
+	status=$(rdmalockctl domain status "$1") || return 1
+	[ "$(echo "$status" | grep -c ': up,')" -eq "$(num_nodes)" ] || return 1
+	! echo "$status" | grep -q 'view: epoch' || view_full "$1"
 }
 
 load_rdmalock() { insmod /lib/rdmalock/rdmalock.ko "$@"; }
