@@ -239,10 +239,8 @@ static int rdmalock_alock_release_local(struct rdmalock_lockspace *ls,
 		if (ret)
 			return ret;
 	}
-	return rdmalock_desc_signal(ls,
-				    READ_ONCE(*rdmalock_desc_word(ls, w->idx,
-								  RDMALOCK_DESC_NEXT)),
-				    RDMALOCK_EV_GRANT, alock_w(w)->budget - 1, false);
+	return rdmalock_desc_signal(ls, rdmalock_desc_next(ls, w), RDMALOCK_EV_GRANT,
+				    alock_w(w)->budget - 1, false);
 }
 
 static int rdmalock_alock_release(struct rdmalock_lockspace *ls,

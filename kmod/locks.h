@@ -262,6 +262,10 @@ const char *rdmalock_algo_check_params(const struct rdmalock_ls_params *params);
  * @members: the view's members while @gate is open
  * @ops: lock calls inside the gate
  * @gate_wq: calls waiting for the gate, and view changes for @ops to drain
+ * @gate_gen: bumped each time the gate closes or shuts
+ * @want_view_change: asks for a view change, which resets every queue:
+ *	a verb failed, and a queue may be broken; set by the membership
+ * @view_ctx: its argument
  * @waiters: one per descriptor
  */
 struct rdmalock_lockspace {
@@ -291,6 +295,9 @@ struct rdmalock_lockspace {
 	u32 members;
 	atomic_t ops;
 	wait_queue_head_t gate_wq;
+	atomic_t gate_gen;
+	void (*want_view_change)(void *ctx);
+	void *view_ctx;
 	struct rdmalock_waiter waiters[RDMALOCK_DESC_COUNT];
 };
 
@@ -333,6 +340,7 @@ int rdmalock_pass_on(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w,
 int rdmalock_acq_fail(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w,
 		      int err);
 bool rdmalock_gave_up(int err);
+u64 rdmalock_desc_next(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w);
 int rdmalock_backoff(struct rdmalock_lockspace *ls, const struct rdmalock_how *how,
 		     unsigned int *us, unsigned int max_us);
 int rdmalock_cas(struct rdmalock_lockspace *ls, u32 node, u64 off, u64 expected,

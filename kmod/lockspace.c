@@ -25,6 +25,13 @@
 /* How long a waiter spins on its event before it sleeps. */
 #define RDMALOCK_SPIN_LOOPS		200
 
+/*
+ * A call whose verb failed waits this long for the view change it asked
+ * for, and starts again at most this many times.
+ */
+#define RDMALOCK_VIEW_CHANGE_WAIT_MS	30000
+#define RDMALOCK_VERB_RESTARTS		3
+
 #define RDMALOCK_PTR_NODE		GENMASK_ULL(63, 48)
 #define RDMALOCK_PTR_GEN		GENMASK_ULL(47, 16)
 #define RDMALOCK_PTR_IDX		GENMASK_ULL(15, 0)
@@ -329,6 +336,24 @@ happened:
 	/* Pairs with rdmalock_event(): the word is read after the bit. */
 	smp_rmb();
 	return 0;
+}
+
+/**
+ * rdmalock_desc_next() - the successor that linked itself behind @w
+ * @ls: the lockspace
+ * @w: the acquisition, whose LINK event was seen
+ *
+ * The event's bit is set after the NEXT word is written (rdmalock_event());
+ * the word is read after the bit was, wherever the bit was seen, as
+ * mcs_spinlock.h pairs its release and acquire.
+ *
+ * Return: the successor's descriptor pointer.
+ */
+u64 rdmalock_desc_next(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w)
+{
+	/* Pairs with smp_mb__before_atomic() in rdmalock_event(). */
+	smp_rmb();
+	return READ_ONCE(*rdmalock_desc_word(ls, w->idx, RDMALOCK_DESC_NEXT));
 }
 
 /**
@@ -731,6 +756,48 @@ static bool rdmalock_home_reachable(struct rdmalock_lockspace *ls, u32 home)
 	return rdmalock_fabric_node_up(ls->fabric, home);
 }
 
+/*
+ * Did the algorithm fail on a verb, rather than give up or find the lock
+ * taken? A deadline that has passed is the caller's -ETIMEDOUT.
+ */
+static bool rdmalock_verb_failed(int err, const struct rdmalock_how *how)
+{
+	if (err == -ETIMEDOUT)
+		return !how->timed || time_before(jiffies, how->deadline);
+	return err == -EIO || err == -ENOTCONN;
+}
+
+/*
+ * A verb failed while every node may be alive: a queue may be broken
+ * (a waiter lost in it, a grant that never landed) until a view change
+ * resets it. Asks for one and waits, within @how, until it has started.
+ * Return: 0 once it started, else @err.
+ */
+static int rdmalock_await_view_change(struct rdmalock_lockspace *ls, int gen,
+				      const struct rdmalock_how *how, int err)
+{
+	long left = msecs_to_jiffies(RDMALOCK_VIEW_CHANGE_WAIT_MS);
+
+	if (!ls->want_view_change)
+		return err;
+	ls->want_view_change(ls->view_ctx);
+	if (how->try)
+		return err;
+	if (how->timed)
+		left = min(left, (long)(how->deadline - jiffies));
+	if (left <= 0)
+		return err;
+	if (how->killable)
+		wait_event_killable_timeout(ls->gate_wq,
+					    atomic_read(&ls->gate_gen) != gen ||
+					    READ_ONCE(ls->closed), left);
+	else
+		wait_event_timeout(ls->gate_wq,
+				   atomic_read(&ls->gate_gen) != gen ||
+				   READ_ONCE(ls->closed), left);
+	return atomic_read(&ls->gate_gen) != gen ? 0 : err;
+}
+
 /* One attempt, inside the gate. */
 static int rdmalock_ls_acquire_once(struct rdmalock_lockspace *ls, u32 home,
 				    u64 slot_off, unsigned int mode,
@@ -740,8 +807,6 @@ static int rdmalock_ls_acquire_once(struct rdmalock_lockspace *ls, u32 home,
 	struct rdmalock_waiter *w;
 	int ret;
 
-	if (!rdmalock_home_reachable(ls, home))
-		return -ENOTCONN;
 	w = rdmalock_desc_alloc(ls);
 	if (!w) {
 		pr_err_ratelimited("%s: all %u queue descriptors are in use\n",
@@ -778,7 +843,8 @@ static int rdmalock_ls_acquire_once(struct rdmalock_lockspace *ls, u32 home,
  * @how: how it may wait
  * @wp: set to the acquisition, which the release needs
  *
- * A view change under way restarts it, in the new view.
+ * A view change under way restarts it, in the new view; so does a failed
+ * verb, after the view change it asks for.
  *
  * Context: process context; sleeps unless @how is a trylock.
  * Return: 0; -ENOTCONN when @home is down or not in the view, or this
@@ -790,15 +856,24 @@ int rdmalock_ls_acquire(struct rdmalock_lockspace *ls, u32 home, u64 slot_off,
 			unsigned int mode, const struct rdmalock_how *how,
 			struct rdmalock_waiter **wp)
 {
+	unsigned int verb_restarts = 0;
 	bool restarted = false;
-	int ret;
+	int ret, gen;
 
 	for (;;) {
 		ret = rdmalock_gate_enter(ls, how);
 		if (ret)
 			return ret == -ENOTCONN && restarted ? -ENOLCK : ret;
+		if (!rdmalock_home_reachable(ls, home)) {
+			rdmalock_gate_leave(ls);
+			return -ENOTCONN;
+		}
+		gen = atomic_read(&ls->gate_gen);
 		ret = rdmalock_ls_acquire_once(ls, home, slot_off, mode, how, wp);
 		rdmalock_gate_leave(ls);
+		if (ls->gated && rdmalock_verb_failed(ret, how) &&
+		    verb_restarts++ < RDMALOCK_VERB_RESTARTS)
+			ret = rdmalock_await_view_change(ls, gen, how, ret) ?: -ERESTART;
 		if (ret != -ERESTART)
 			return ret;
 		restarted = true;
@@ -836,6 +911,19 @@ int rdmalock_ls_release(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w
 		if (ret)
 			break;
 		ret = ls->algo->release(ls, w);
+		if (ret && ret != -ERESTART && ls->gated &&
+		    rdmalock_verb_failed(ret, &rdmalock_forever)) {
+			/*
+			 * Whether the lock is free or its queue broken, the
+			 * view change asked for frees it: @w claims it no more.
+			 */
+			pr_err_ratelimited("%s: descriptor %u: release failed (%d): the lock is left to a view change\n",
+					   ls->name, w->idx, ret);
+			w->lost = true;
+			if (ls->want_view_change)
+				ls->want_view_change(ls->view_ctx);
+			ret = 0;
+		}
 		if (!ret) {
 			spin_lock(&ls->pool_lock);
 			w->held = false;

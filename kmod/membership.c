@@ -28,6 +28,11 @@
  * share a node, a node left out has fenced itself before any member
  * resets a lock it may hold, and there is never a split brain. With the
  * lease off (node_lease_ms=0, for tests) there is no such guarantee.
+ *
+ * A member whose verb failed with its peers alive may have left a queue
+ * broken (a waiter lost in it, a grant that never landed): it asks the
+ * coordinator for a view change of the same members, which resets every
+ * queue; at most one a second per member.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -58,6 +63,8 @@ enum rdmalock_mb_phase {
 #define MB_PHASE_TIMEOUT_MS	10000
 /* A node left out for silence is not proposed again for this long. */
 #define MB_SUSPECT_MS		20000
+/* A member asks for a view change after a failed verb at most this often. */
+#define MB_RECOVER_MS		1000
 
 /* On the wire, little-endian. */
 struct rdmalock_mb_msg {
@@ -102,6 +109,8 @@ struct rdmalock_mb_msg {
  * @c_sent: when that phase was sent last
  * @c_started: when that phase started
  * @suspect_until: per node, until when it is not proposed
+ * @c_wanted: as coordinator: a member asked for a view change
+ * @asked: when this node last asked for one
  * @tick_wq: runs @tick: leases must not wait behind a view change's step
  * @step_wq: runs @step, one phase at a time, in order
  * @tick: leases, the lease check, the coordinator's work
@@ -142,6 +151,8 @@ struct rdmalock_membership {
 	unsigned long c_sent;
 	unsigned long c_started;
 	unsigned long suspect_until[RDMALOCK_MAX_NODES];
+	bool c_wanted;
+	unsigned long asked;
 
 	struct workqueue_struct *tick_wq;
 	struct workqueue_struct *step_wq;
@@ -544,6 +555,19 @@ static void rdmalock_mb_on_lease(struct rdmalock_membership *mb, u32 node,
 	spin_unlock_bh(&mb->lock);
 }
 
+/* A member asks the coordinator for a view change: see rdmalock_mb_want(). */
+static void rdmalock_mb_on_recover(struct rdmalock_membership *mb, u32 node)
+{
+	bool kick;
+
+	spin_lock_bh(&mb->lock);
+	kick = mb->member && (mb->view_members & BIT(node));
+	mb->c_wanted |= kick;
+	spin_unlock_bh(&mb->lock);
+	if (kick && !READ_ONCE(mb->stopping))
+		mod_delayed_work(mb->tick_wq, &mb->tick, 0);
+}
+
 static void rdmalock_mb_msg(struct rdmalock_fabric *fabric, u32 node, u8 type,
 			    const void *payload, u32 len, void *ctx)
 {
@@ -563,6 +587,9 @@ static void rdmalock_mb_msg(struct rdmalock_fabric *fabric, u32 node, u8 type,
 		break;
 	case RDMALOCK_MB_MSG_LEASE:
 		rdmalock_mb_on_lease(mb, node, payload);
+		break;
+	case RDMALOCK_MB_MSG_RECOVER:
+		rdmalock_mb_on_recover(mb, node);
 		break;
 	}
 }
@@ -637,9 +664,12 @@ static void rdmalock_mb_coordinate(struct rdmalock_membership *mb, u32 up)
 		}
 	}
 	settled = mb->member && mb->view_epoch == mb->epoch &&
-		  mb->view_coord == mb->coord && mb->view_members == target;
-	if (!settled && rdmalock_mb_quorum(target, mb->num_nodes))
+		  mb->view_coord == mb->coord && mb->view_members == target &&
+		  !mb->c_wanted;
+	if (!settled && rdmalock_mb_quorum(target, mb->num_nodes)) {
+		mb->c_wanted = false;
 		rdmalock_mb_propose(mb, target);
+	}
 }
 
 static void rdmalock_mb_tick(struct work_struct *work)
@@ -663,6 +693,25 @@ static void rdmalock_mb_tick(struct work_struct *work)
 	if (!READ_ONCE(mb->stopping))
 		queue_delayed_work(mb->tick_wq, &mb->tick,
 				   msecs_to_jiffies(MB_TICK_MS));
+}
+
+/*
+ * &rdmalock_lockspace.want_view_change: asks the coordinator of the view
+ * for a new one, through the loopback when it is this node.
+ */
+static void rdmalock_mb_want(void *ctx)
+{
+	struct rdmalock_membership *mb = ctx;
+	u32 coord = U32_MAX;
+
+	spin_lock_bh(&mb->lock);
+	if (mb->member && time_after(jiffies, mb->asked + msecs_to_jiffies(MB_RECOVER_MS))) {
+		mb->asked = jiffies;
+		coord = mb->view_coord;
+	}
+	spin_unlock_bh(&mb->lock);
+	if (coord != U32_MAX)
+		rdmalock_mb_send(mb, coord, RDMALOCK_MB_MSG_RECOVER, 0, 0, 0, 0, 0);
 }
 
 /**
@@ -701,6 +750,7 @@ int rdmalock_membership_create(struct rdmalock_fabric *fabric,
 		mb->suspect_until[i] = jiffies;
 	}
 	mb->lease_sent = jiffies - mb->lease;
+	mb->asked = jiffies - msecs_to_jiffies(MB_RECOVER_MS) - 1;
 	INIT_DELAYED_WORK(&mb->tick, rdmalock_mb_tick);
 	INIT_WORK(&mb->step, rdmalock_mb_step);
 	mb->tick_wq = alloc_workqueue("rdmalock-mbt-%s", WQ_MEM_RECLAIM | WQ_HIGHPRI,
@@ -711,7 +761,10 @@ int rdmalock_membership_create(struct rdmalock_fabric *fabric,
 		rdmalock_membership_free(mb);
 		return -ENOMEM;
 	}
+	ls->view_ctx = mb;
+	ls->want_view_change = rdmalock_mb_want;
 	/* Last: handlers cannot be removed from the live fabric. */
+	rdmalock_fabric_set_handler(fabric, RDMALOCK_MB_MSG_RECOVER, rdmalock_mb_msg, mb);
 	rdmalock_fabric_set_handler(fabric, RDMALOCK_MB_MSG_PROPOSE, rdmalock_mb_msg, mb);
 	rdmalock_fabric_set_handler(fabric, RDMALOCK_MB_MSG_ACK, rdmalock_mb_msg, mb);
 	rdmalock_fabric_set_handler(fabric, RDMALOCK_MB_MSG_LEASE, rdmalock_mb_msg, mb);

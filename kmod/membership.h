@@ -17,6 +17,7 @@ struct rdmalock_lockspace;
 struct rdmalock_membership;
 
 /* Message types, at the top of the user's range (floor.c has the last). */
+#define RDMALOCK_MB_MSG_RECOVER		(RDMALOCK_MSG_TYPES - 5)
 #define RDMALOCK_MB_MSG_PROPOSE		(RDMALOCK_MSG_TYPES - 4)
 #define RDMALOCK_MB_MSG_ACK		(RDMALOCK_MSG_TYPES - 3)
 #define RDMALOCK_MB_MSG_LEASE		(RDMALOCK_MSG_TYPES - 2)

@@ -152,6 +152,8 @@ void rdmalock_gate_set(struct rdmalock_lockspace *ls, int gate, u32 members)
 		return;
 	if (gate == RDMALOCK_GATE_OPEN)
 		WRITE_ONCE(ls->members, members);
+	else
+		atomic_inc(&ls->gate_gen);
 	WRITE_ONCE(ls->gate, gate);
 	/* The gate is set before calls are counted; pairs with rdmalock_gate_try(). */
 	smp_mb();

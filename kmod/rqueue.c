@@ -114,6 +114,6 @@ int rdmalock_rqueue_release(struct rdmalock_lockspace *ls,
 		if (ret)
 			return ret;
 	}
-	next = READ_ONCE(*rdmalock_desc_word(ls, w->idx, RDMALOCK_DESC_NEXT));
+	next = rdmalock_desc_next(ls, w);
 	return rdmalock_desc_signal(ls, next, RDMALOCK_EV_GRANT, pass, !shortcut);
 }

@@ -11,7 +11,8 @@
 # failed; a dropped message takes the connection down and it comes back;
 # with every verb completion and message delayed, storms on every node
 # and a ShiftLock torture stay exact; with the faults off again, a storm
-# is exact; a request that reaches a node whose connection is up but not
+# is exact; links and grants of an MCS torture failing at post time, with
+# every node alive, wedge no lock; a request that reaches a node whose connection is up but not
 # yet ready is answered once it is, not into a connection it cannot send
 # on; rxe0 removed while a domain is being created returns, and the
 # creation fails. The harness fails the run on any splat.
@@ -262,9 +263,42 @@ remove_during_create() {
 	injected_past delay_ready "$i0" && [ $rc -eq 0 ]
 }
 
+# A link or grant of a queue lock that fails with every node alive must
+# not wedge the lock (issue 16, defect 4): the node whose verb failed asks
+# for a view change, which resets every queue, and its call starts again.
+# Three WRITEs with immediate (links and grants) to the peer fail at post
+# time, the connection staying up, during an MCS torture: the torture sees
+# no error and its counters are exact; with the faults off, so is the next
+# round. Before the fix the releaser of a waiter whose link failed waited
+# for it for ever.
+VERB_WRITE_IMM=64
+
+create_mcs() {
+	ctl domain create flt-mcs --node-id "$VMTEST_NODE" --nodes "$VMTEST_NODES" \
+		--key-file "$(key_file)" --algo mcs --port 7222 --locks-per-node 4
+}
+
+failed_links() {
+	local i0 rc=0
+
+	i0=$(injected fail_verb)
+	fault fail_verb nodes=$PEER_BIT verbs=$VERB_WRITE_IMM completion=0 \
+		interval=4 times=3 probability=100 || return 1
+	torture_round flt-mcs links --threads $THREADS --duration 3000 --locks 1 || rc=1
+	faults_off || return 1
+	echo "injected $(($(injected fail_verb) - i0))" >&2
+	counters_exact flt-mcs links 1 && [ "$(injected fail_verb)" -gt "$i0" ] &&
+		[ $rc -eq 0 ]
+}
+
+after_failed_links() {
+	torture_round flt-mcs after-links --threads $THREADS --duration 1500 --locks 1 &&
+		counters_exact flt-mcs after-links 1
+}
+
 unload() { ctl domain destroy flt-shift && rmmod rdmalock; }
 
-tap_plan 22
+tap_plan 27
 kmemleak_forget
 tap_check "rdmalock.ko loads" load_rdmalock
 tap_check "the fault knobs are in debugfs, every fault off and quiet" knobs_off
@@ -300,6 +334,12 @@ faults_off
 barrier faults-off
 tap_check "faults off: a storm on node $peer is exact again" exact_storm
 barrier storm-exact
+tap_check "mcs domain create" create_mcs
+tap_check "every node is up in it" retry 60 domain_up flt-mcs
+tap_check "MCS torture with links and grants to node $peer failing: no error, exact" \
+	failed_links
+tap_check "faults off: the next MCS round is exact, no lock wedged" after_failed_links
+tap_check "mcs domain destroyed" ctl domain destroy flt-mcs
 tap_check "cas domain destroyed" ctl domain destroy $DOMAIN
 tap_check "a lock asked of a node whose connection is not ready yet comes" \
 	ready_late
