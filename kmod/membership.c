@@ -38,6 +38,7 @@
 
 #include <linux/bitops.h>
 #include <linux/jiffies.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
@@ -47,6 +48,9 @@
 #include "locks.h"
 #include "membership.h"
 #include "rdmalock-pri.h"
+
+#define CREATE_TRACE_POINTS
+#include "rdmalock-trace.h"
 
 enum rdmalock_mb_phase {
 	MB_NONE,
@@ -340,6 +344,7 @@ static void rdmalock_mb_commit(struct rdmalock_membership *mb,
 	mb->view_changes++;
 	spin_unlock_bh(&mb->lock);
 	rdmalock_gate_set(mb->ls, RDMALOCK_GATE_OPEN, members);
+	trace_rdmalock_view_commit(mb->name, c->epoch, c->coord, members);
 	pr_info("%s: view %llu: members %*pbl, coordinator %u\n", mb->name,
 		c->epoch, mb->num_nodes, &bits, c->coord);
 }
@@ -373,6 +378,8 @@ static bool rdmalock_mb_do_phase(struct rdmalock_membership *mb,
 	if (ok)
 		mb->done = phase;
 	spin_unlock_bh(&mb->lock);
+	if (ok)
+		trace_rdmalock_view_phase(mb->name, c->epoch, c->coord, phase);
 	return ok;
 }
 
@@ -497,6 +504,7 @@ static void rdmalock_mb_propose(struct rdmalock_membership *mb, u32 members)
 	mb->c_acked = 0;
 	mb->c_started = jiffies;
 	memset(mb->c_up, 0, sizeof(mb->c_up));
+	trace_rdmalock_view_propose(mb->name, mb->c_epoch, mb->self, members);
 	pr_info("%s: proposing view %llu: members %*pbl\n", mb->name,
 		mb->c_epoch, mb->num_nodes, &bits);
 	rdmalock_mb_send_phase(mb);
@@ -686,6 +694,8 @@ static void rdmalock_mb_tick(struct work_struct *work)
 	rdmalock_mb_coordinate(mb, up);
 	spin_unlock_bh(&mb->lock);
 	if (fenced) {
+		trace_rdmalock_fence(mb->name, mb->view_epoch, mb->view_coord,
+				     mb->view_members);
 		pr_warn("%s: no quorum renewed this node's lease for %u ms: fenced, its locks are lost\n",
 			mb->name, jiffies_to_msecs(mb->lease));
 		rdmalock_recovery_fence(mb->ls);
@@ -801,6 +811,68 @@ void rdmalock_membership_free(struct rdmalock_membership *mb)
 	if (mb->step_wq)
 		destroy_workqueue(mb->step_wq);
 	kfree(mb);
+}
+
+static const char * const rdmalock_mb_phases[] = {
+	[MB_NONE] = "none",
+	[MB_PREPARE] = "prepare",
+	[MB_RESET] = "reset",
+	[MB_CLAIM] = "claim",
+	[MB_COMMIT] = "commit",
+};
+
+static const char * const rdmalock_gates[] = {
+	[RDMALOCK_GATE_OUT] = "out",
+	[RDMALOCK_GATE_CLOSED] = "closed",
+	[RDMALOCK_GATE_OPEN] = "open",
+};
+
+/* Milliseconds since @t, for the debugfs file. */
+static unsigned int rdmalock_mb_ago(unsigned long t)
+{
+	return jiffies_to_msecs(jiffies - t);
+}
+
+/**
+ * rdmalock_membership_show() - the debugfs file "view" of a domain
+ * @m: the file
+ * @mb: the membership
+ *
+ * The view, the proposal followed and how far this node got in it, the
+ * coordinator's proposal, the leases, and the lock gate: where a view
+ * change stands.
+ */
+void rdmalock_membership_show(struct seq_file *m, struct rdmalock_membership *mb)
+{
+	struct rdmalock_lockspace *ls = mb->ls;
+	unsigned long bits;
+	u32 i;
+
+	spin_lock_bh(&mb->lock);
+	bits = mb->view_members;
+	seq_printf(m, "view %llu: members %*pbl, coordinator %u; %s; %llu view changes, %llu fences\n",
+		   mb->view_epoch, mb->num_nodes, &bits, mb->view_coord,
+		   mb->member ? "member" : "out", mb->view_changes, mb->fences);
+	bits = mb->members;
+	seq_printf(m, "following proposal %llu of node %u: members %*pbl, done %s%s\n",
+		   mb->epoch, mb->coord, mb->num_nodes, &bits,
+		   rdmalock_mb_phases[mb->done], mb->poisoned ? ", fenced in it" : "");
+	bits = mb->c_members;
+	if (mb->c_epoch)
+		seq_printf(m, "coordinating proposal %llu: members %*pbl, phase %s, acknowledged by %#x\n",
+			   mb->c_epoch, mb->num_nodes, &bits,
+			   rdmalock_mb_phases[mb->c_phase], mb->c_acked);
+	if (mb->lease)
+		for (i = 0; i < mb->num_nodes; i++)
+			if (i != mb->self)
+				seq_printf(m, "node %u: renewed this node %u ms ago, renewed by it %u ms ago\n",
+					   i, rdmalock_mb_ago(mb->renewed_by[i]),
+					   rdmalock_mb_ago(mb->renewed_to[i]));
+	spin_unlock_bh(&mb->lock);
+	if (ls->gated)
+		seq_printf(m, "gate %s, %d calls inside, %d descriptors lost, %d freed by view changes\n",
+			   rdmalock_gates[READ_ONCE(ls->gate)], atomic_read(&ls->ops),
+			   atomic_read(&ls->lost), atomic_read(&ls->recovered));
 }
 
 /**

@@ -33,6 +33,8 @@ void rdmalock_membership_stop(struct rdmalock_membership *mb);
 void rdmalock_membership_free(struct rdmalock_membership *mb);
 void rdmalock_membership_view(struct rdmalock_membership *mb,
 			      struct rdmalock_domain_view *v);
+struct seq_file;
+void rdmalock_membership_show(struct seq_file *m, struct rdmalock_membership *mb);
 
 #if IS_ENABLED(CONFIG_KUNIT)
 bool rdmalock_mb_quorum(u32 set, u32 num_nodes);

@@ -2,7 +2,8 @@
 /*
  * rdmalock statistics in debugfs: /sys/kernel/debug/rdmalock/<domain>/peers
  * shows, per node of the domain, its connection and the counters of every
- * verb and message to it, as `rdmalockctl domain status` does.
+ * verb and message to it, as `rdmalockctl domain status` does; .../view
+ * shows where the domain's membership stands (membership.c).
  *
  * debugfs waits for readers of a file it removes, and a domain's files
  * are removed before the domain is freed, so a reader never sees a freed
@@ -43,6 +44,15 @@ static int rdmalock_peers_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(rdmalock_peers);
 
+static int rdmalock_view_show(struct seq_file *m, void *unused)
+{
+	struct rdmalock_domain *dom = m->private;
+
+	rdmalock_membership_show(m, dom->mb);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(rdmalock_view);
+
 /**
  * rdmalock_stats_domain_add() - create a domain's debugfs files
  * @dom: the domain, with its fabric
@@ -53,6 +63,7 @@ void rdmalock_stats_domain_add(struct rdmalock_domain *dom)
 {
 	dom->debugfs = debugfs_create_dir(dom->attr.name, rdmalock_debugfs_root);
 	debugfs_create_file("peers", 0400, dom->debugfs, dom, &rdmalock_peers_fops);
+	debugfs_create_file("view", 0400, dom->debugfs, dom, &rdmalock_view_fops);
 }
 
 /**
