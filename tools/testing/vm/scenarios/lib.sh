@@ -318,8 +318,9 @@ lock_domains_up() {
 # view_line DOMAIN: that line.
 view_line() { rdmalockctl domain status "$1" | grep 'view: epoch'; }
 
-# On a view line on stdin: its members ("0,1,2"), this node's state, this
-# node's fences.
+# On a view line on stdin: its epoch, its members ("0,1,2"), this node's
+# state, this node's fences.
+epoch_of() { sed -n 's/.*view: epoch \([0-9]*\),.*/\1/p'; }
 members_of() { sed -n 's/.*, members \([^ ]*\), coordinator .*/\1/p'; }
 state_of() { sed -n 's/.*; this node: \([a-z]*\);.*/\1/p'; }
 fences_of() { sed -n 's/.*[ ,]\([0-9][0-9]*\) fences*,.*/\1/p'; }
@@ -341,14 +342,15 @@ view_is() {
 # view_full DOMAIN: this node is a member of a view of every node.
 view_full() { view_is "$1" "$(all_nodes)"; }
 
-# fenced DOMAIN: this node is out of DOMAIN's view, having fenced itself.
+# fenced DOMAIN [FENCES]: this node is out of DOMAIN's view, having
+# fenced itself: more than FENCES times (0 by default) so far.
 fenced() {
 	local line
 
 	line=$(view_line "$1") || return 1
 	echo "$1: $line" >&2
 	[ "$(echo "$line" | state_of)" = out ] &&
-		[ "$(echo "$line" | fences_of)" -ge 1 ]
+		[ "$(echo "$line" | fences_of)" -gt "${2:-0}" ]
 }
 
 # lock_domains_full: lock_domains_up, and this node a member of a full

@@ -7,10 +7,11 @@
 # on every node. Then, per algorithm:
 #  - a slow holder: node 1 holds a lock for 3 s (100 times ShiftLock's
 #    old 10 ms lease) while the others' 1 s timed locks of it time out;
-#    its unlock returns 0;
+#    its unlock returns 0; no node has fenced itself yet, and the view is
+#    the one of the set-up: no fault, no view change;
 #  - a link cut: node 2 holds a lock homed on node 0 and the others queue
 #    for it; node 2 takes its link down for CUT_S seconds. During the cut
-#    node 2 fences itself (this node: out, fences >= 1; its lock calls
+#    node 2 fences itself (this node: out, one fence more; its lock calls
 #    fail at once with ENOTCONN), and nodes 0 and 1 are granted the lock
 #    in a view of 0,1. Once the link is back, node 2's unlock fails with
 #    ENOLCK, node 2 rejoins by itself (full views within 60 s) and a
@@ -107,6 +108,26 @@ slow_waiter() {
 	return $rc
 }
 
+# setup_epochs: remember each domain's epoch once the set-up is done.
+setup_epochs() {
+	local algo
+
+	for algo in $ALGOS; do
+		view_line "dom-$algo" | epoch_of >"/tmp/epoch-$algo"
+	done
+}
+
+# view_kept ALGO: still a member of the set-up's view, never fenced.
+view_kept() {
+	local line
+
+	line=$(view_line "dom-$1") || return 1
+	echo "dom-$1: $line; the set-up's epoch: $(cat "/tmp/epoch-$1")" >&2
+	[ "$(echo "$line" | epoch_of)" = "$(cat "/tmp/epoch-$1")" ] &&
+		[ "$(echo "$line" | state_of)" = member ] &&
+		[ "$(echo "$line" | fences_of)" -eq 0 ]
+}
+
 slow_holders() {
 	local algo
 
@@ -122,6 +143,11 @@ slow_holders() {
 		tap_check "$algo: lock $SLOW_LOCK granted once node 1 released it" \
 			lock_free "dom-$algo" $SLOW_LOCK
 	done
+	barrier b-done
+	for algo in $ALGOS; do
+		tap_check "dom-$algo: no fence, and the set-up's view still: no fault, no view change" \
+			view_kept "$algo"
+	done
 }
 
 # (d), (e) A link cut. cut_victim TAG FENCE-CHECKS DOMAIN...: the victim
@@ -133,6 +159,7 @@ cut_victim() {
 
 	shift 2
 	for d; do
+		view_line "$d" | fences_of >"/tmp/fences-$tag-$d"
 		hold_lock "$tag-$d" "$d" $CUT_LOCK --timeout 30000
 	done
 	for d; do
@@ -147,8 +174,8 @@ cut_victim() {
 	ip link set eth0 down
 	end=$(($(date +%s) + CUT_S))
 	[ "$checks" != yes ] || for d; do
-		tap_check "$d: during the cut, node $victim fences itself (out, fences >= 1)" \
-			retry_until $((end - 1)) fenced "$d"
+		tap_check "$d: during the cut, node $victim fences itself (out, one fence more)" \
+			retry_until $((end - 1)) fenced "$d" "$(cat "/tmp/fences-$tag-$d")"
 		tap_check "$d: during the cut, node $victim's own lock fails at once (ENOTCONN)" \
 			refused_enotconn "$d" $VICTIM_LOCK
 	done
@@ -340,15 +367,15 @@ dead_holder() {
 	done
 }
 
-# The plan: setup 3; slow holders 2 per algorithm; the cut 4 per
+# The plan: setup 3; slow holders 3 per algorithm; the cut 4 per
 # algorithm on the victim, 1 on a survivor, then 3 on every node; the
 # control 5 on the victim, 3 on a survivor, and 1 per algorithm; the
 # death 1 per algorithm on the victim, and 1 + 5 per algorithm and 2 at
 # the end on a survivor.
 if is_victim; then
-	tap_plan $((3 + 2 * A + 4 * A + 3 * A + 5 + A + A))
+	tap_plan $((3 + 3 * A + 4 * A + 3 * A + 5 + A + A))
 else
-	tap_plan $((3 + 2 * A + A + 3 * A + 3 + A + 1 + 5 * A + 2))
+	tap_plan $((3 + 3 * A + A + 3 * A + 3 + A + 1 + 5 * A + 2))
 fi
 kmemleak_forget
 tap_check "rdmalock.ko loads" load_rdmalock
@@ -356,6 +383,7 @@ tap_check "domains alock, cas and mcs created" create_lock_domains
 tap_check "every node of every domain up, every view full ($(all_nodes))" \
 	retry 90 lock_domains_full
 barrier up
+setup_epochs
 slow_holders
 barrier cut
 link_cut
