@@ -50,15 +50,7 @@
 #include "rdmalock-pri.h"
 
 #define CREATE_TRACE_POINTS
-#include "rdmalock-trace.h"
-
-enum rdmalock_mb_phase {
-	MB_NONE,
-	MB_PREPARE,
-	MB_RESET,
-	MB_CLAIM,
-	MB_COMMIT,
-};
+#include "rdmalock_trace.h"
 
 /* How often the coordinator looks at the fabric and resends a phase. */
 #define MB_TICK_MS		100

@@ -16,6 +16,15 @@ struct rdmalock_fabric_attr;
 struct rdmalock_lockspace;
 struct rdmalock_membership;
 
+/* The phases of a view change, in order (membership.c). */
+enum rdmalock_mb_phase {
+	MB_NONE,
+	MB_PREPARE,
+	MB_RESET,
+	MB_CLAIM,
+	MB_COMMIT,
+};
+
 /* Message types, at the top of the user's range (floor.c has the last). */
 #define RDMALOCK_MB_MSG_RECOVER		(RDMALOCK_MSG_TYPES - 5)
 #define RDMALOCK_MB_MSG_PROPOSE		(RDMALOCK_MSG_TYPES - 4)

@@ -12,62 +12,57 @@
 #include <linux/tracepoint.h>
 #include <linux/rdmalock.h>
 
+#include "membership.h"
+
 /* A domain's name is copied whole: __string()'s helpers differ by kernel. */
 DECLARE_EVENT_CLASS(rdmalock_view_class,
-	TP_PROTO(const char *domain, u64 epoch, u32 coord, u32 members),
-	TP_ARGS(domain, epoch, coord, members),
-	TP_STRUCT__entry(
-		__array(char, domain, RDMALOCK_NAME_MAX)
-		__field(u64, epoch)
-		__field(u32, coord)
-		__field(u32, members)
-	),
-	TP_fast_assign(
-		strscpy(__entry->domain, domain, RDMALOCK_NAME_MAX);
-		__entry->epoch = epoch;
-		__entry->coord = coord;
-		__entry->members = members;
-	),
-	TP_printk("domain=%s epoch=%llu coordinator=%u members=%#x",
-		  __entry->domain, __entry->epoch, __entry->coord,
-		  __entry->members)
+		    TP_PROTO(const char *domain, u64 epoch, u32 coord, u32 members),
+		    TP_ARGS(domain, epoch, coord, members),
+		    TP_STRUCT__entry(__array(char, domain, RDMALOCK_NAME_MAX)
+				     __field(u64, epoch)
+				     __field(u32, coord)
+				     __field(u32, members)),
+		    TP_fast_assign(strscpy(__entry->domain, domain, RDMALOCK_NAME_MAX);
+				   __entry->epoch = epoch;
+				   __entry->coord = coord;
+				   __entry->members = members;),
+		    TP_printk("domain=%s epoch=%llu coordinator=%u members=%#x",
+			      __entry->domain, __entry->epoch, __entry->coord,
+			      __entry->members)
 );
 
 /* The coordinator proposes a view. */
 DEFINE_EVENT(rdmalock_view_class, rdmalock_view_propose,
-	TP_PROTO(const char *domain, u64 epoch, u32 coord, u32 members),
-	TP_ARGS(domain, epoch, coord, members));
+	     TP_PROTO(const char *domain, u64 epoch, u32 coord, u32 members),
+	     TP_ARGS(domain, epoch, coord, members));
 
 /* A member commits a view and opens its gate. */
 DEFINE_EVENT(rdmalock_view_class, rdmalock_view_commit,
-	TP_PROTO(const char *domain, u64 epoch, u32 coord, u32 members),
-	TP_ARGS(domain, epoch, coord, members));
+	     TP_PROTO(const char *domain, u64 epoch, u32 coord, u32 members),
+	     TP_ARGS(domain, epoch, coord, members));
 
 /* A member lost its node lease and fenced itself, in the view it had. */
 DEFINE_EVENT(rdmalock_view_class, rdmalock_fence,
-	TP_PROTO(const char *domain, u64 epoch, u32 coord, u32 members),
-	TP_ARGS(domain, epoch, coord, members));
+	     TP_PROTO(const char *domain, u64 epoch, u32 coord, u32 members),
+	     TP_ARGS(domain, epoch, coord, members));
 
 /* A member has done its part of a phase of a proposal. */
 TRACE_EVENT(rdmalock_view_phase,
-	TP_PROTO(const char *domain, u64 epoch, u32 coord, unsigned int phase),
-	TP_ARGS(domain, epoch, coord, phase),
-	TP_STRUCT__entry(
-		__array(char, domain, RDMALOCK_NAME_MAX)
-		__field(u64, epoch)
-		__field(u32, coord)
-		__field(unsigned int, phase)
-	),
-	TP_fast_assign(
-		strscpy(__entry->domain, domain, RDMALOCK_NAME_MAX);
-		__entry->epoch = epoch;
-		__entry->coord = coord;
-		__entry->phase = phase;
-	),
-	TP_printk("domain=%s epoch=%llu coordinator=%u phase=%s",
-		  __entry->domain, __entry->epoch, __entry->coord,
-		  __print_symbolic(__entry->phase, { 1, "prepare" }, { 2, "reset" },
-				   { 3, "claim" }, { 4, "commit" }))
+	    TP_PROTO(const char *domain, u64 epoch, u32 coord, unsigned int phase),
+	    TP_ARGS(domain, epoch, coord, phase),
+	    TP_STRUCT__entry(__array(char, domain, RDMALOCK_NAME_MAX)
+			     __field(u64, epoch)
+			     __field(u32, coord)
+			     __field(unsigned int, phase)),
+	    TP_fast_assign(strscpy(__entry->domain, domain, RDMALOCK_NAME_MAX);
+			   __entry->epoch = epoch;
+			   __entry->coord = coord;
+			   __entry->phase = phase;),
+	    TP_printk("domain=%s epoch=%llu coordinator=%u phase=%s",
+		      __entry->domain, __entry->epoch, __entry->coord,
+		      __print_symbolic(__entry->phase, { MB_PREPARE, "prepare" },
+				       { MB_RESET, "reset" }, { MB_CLAIM, "claim" },
+				       { MB_COMMIT, "commit" }))
 );
 
 #endif /* RDMALOCK_TRACE_H */
@@ -75,5 +70,5 @@ TRACE_EVENT(rdmalock_view_phase,
 #undef TRACE_INCLUDE_PATH
 #define TRACE_INCLUDE_PATH .
 #undef TRACE_INCLUDE_FILE
-#define TRACE_INCLUDE_FILE rdmalock-trace
+#define TRACE_INCLUDE_FILE rdmalock_trace
 #include <trace/define_trace.h>
