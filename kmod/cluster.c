@@ -100,6 +100,7 @@ static void rdmalock_req_params(const struct rdmalock_domain_create *req,
 		.lease_ms = req->lease_ms,
 		.writer_batch = req->writer_batch,
 		.writer_cas = req->writer_cas,
+		.lease_recovery = !!(req->flags & RDMALOCK_DOMAIN_F_LEASE_RECOVERY),
 	};
 }
 
@@ -126,7 +127,8 @@ VISIBLE_IF_KUNIT int rdmalock_domain_check(const struct rdmalock_domain_create *
 
 	rdmalock_req_params(req, &params);
 
-	if ((req->flags & ~RDMALOCK_DOMAIN_F_INSECURE) ||
+	if ((req->flags & ~(RDMALOCK_DOMAIN_F_INSECURE |
+			    RDMALOCK_DOMAIN_F_LEASE_RECOVERY)) ||
 	    memchr_inv(req->pad, 0, sizeof(req->pad)))
 		why = "unknown flags or padding set";
 	else if (!(req->flags & RDMALOCK_DOMAIN_F_INSECURE) && !req->key_len)

@@ -218,6 +218,7 @@ extern const struct rdmalock_algo rdmalock_test_mixed_algo;
  * @writer_batch: ShiftLock's consecutive writers before readers; 0 for default
  * @writer_cas: ShiftLock's CAS a writer tries before it asks the home
  *	node; 0, the default, for none
+ * @lease_recovery: ShiftLock recovers by its lock lease, not by views
  */
 struct rdmalock_ls_params {
 	u32 algo;
@@ -227,6 +228,7 @@ struct rdmalock_ls_params {
 	u32 lease_ms;
 	u32 writer_batch;
 	u32 writer_cas;
+	bool lease_recovery;
 };
 
 /* algo.c */

@@ -622,7 +622,7 @@ rdmalock_lockspace_alloc(const struct rdmalock_fabric_attr *attr, void *region,
 	spin_lock_init(&ls->pool_lock);
 	spin_lock_init(&ls->stop_lock);
 	/* Open to every node until a membership shuts it (KUnit has none). */
-	ls->gated = !!ops->recover_hold;
+	ls->gated = ops->recover_hold && !params->lease_recovery;
 	ls->gate = RDMALOCK_GATE_OPEN;
 	ls->members = GENMASK(attr->num_nodes - 1, 0);
 	init_waitqueue_head(&ls->gate_wq);

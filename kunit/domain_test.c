@@ -138,6 +138,7 @@ BAD(writer_cas_too_big, { req->algo = RDMALOCK_ALGO_SHIFTLOCK;
 			  req->writer_cas = RDMALOCK_SHIFTLOCK_WRITER_CAS_MAX + 1; })
 /* The module is not loaded with allow_broken=1 under KUnit. */
 BAD(broken_lock_not_allowed, req->algo = RDMALOCK_ALGO_TEST_MIXED)
+BAD(lease_recovery_not_shiftlock, req->flags |= RDMALOCK_DOMAIN_F_LEASE_RECOVERY)
 
 #define CASE(name) { #name, spoil_##name }
 
@@ -157,7 +158,7 @@ static const struct bad_case bad_cases[] = {
 	CASE(lease_not_shiftlock), CASE(writer_batch_not_shiftlock),
 	CASE(lease_too_long), CASE(writer_batch_too_big),
 	CASE(writer_cas_not_shiftlock), CASE(writer_cas_too_big),
-	CASE(broken_lock_not_allowed),
+	CASE(broken_lock_not_allowed), CASE(lease_recovery_not_shiftlock),
 };
 
 static void bad_requests_are_einval(struct kunit *test)
@@ -182,6 +183,7 @@ PARAM(budget_remote, p->budget_remote = 3)
 PARAM(lease_ms, p->lease_ms = 100)
 PARAM(writer_batch, p->writer_batch = 4)
 PARAM(writer_cas, p->writer_cas = 2)
+PARAM(lease_recovery, p->lease_recovery = true)
 
 /* An algorithm's parameter, valid for it, and why any other refuses it. */
 struct algo_param {

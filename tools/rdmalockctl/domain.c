@@ -157,6 +157,7 @@ static int domain_create(int argc, char **argv)
 		{ "writer-cas", required_argument, NULL, 'c' },
 		{ "key-file", required_argument, NULL, 'K' },
 		{ "insecure", no_argument, NULL, 'I' },
+		{ "lease-recovery", no_argument, NULL, 'L' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct rdmalock_domain_create req = {
@@ -241,6 +242,9 @@ static int domain_create(int argc, char **argv)
 			break;
 		case 'K':
 			key_file = optarg;
+			break;
+		case 'L':
+			req.flags |= RDMALOCK_DOMAIN_F_LEASE_RECOVERY;
 			break;
 		case 'I':
 			req.flags |= RDMALOCK_DOMAIN_F_INSECURE;

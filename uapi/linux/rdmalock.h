@@ -200,6 +200,12 @@ struct rdmalock_addr {
 
 /* Flags of &rdmalock_domain_create: a domain without a key, on purpose. */
 #define RDMALOCK_DOMAIN_F_INSECURE	_BITUL(0)
+/*
+ * ShiftLock: recover a lock whose holder seems to have failed by the
+ * paper's lock lease (@lease_ms), which takes it from any holder slower
+ * than that, instead of by membership views; for comparison.
+ */
+#define RDMALOCK_DOMAIN_F_LEASE_RECOVERY	_BITUL(1)
 
 /* Bytes of a domain key (&rdmalock_domain_create.key_len). */
 #define RDMALOCK_KEY_MIN		16
@@ -208,7 +214,8 @@ struct rdmalock_addr {
 /**
  * struct rdmalock_domain_create - join this node to a lock domain
  * @size: in: sizeof(struct rdmalock_domain_create)
- * @flags: %RDMALOCK_DOMAIN_F_INSECURE or zero
+ * @flags: %RDMALOCK_DOMAIN_F_INSECURE, %RDMALOCK_DOMAIN_F_LEASE_RECOVERY
+ *	(ShiftLock only), or zero
  * @name: NUL-terminated name, unique on this node; letters, digits, '-',
  *	'_' and '.'; the bytes after the NUL must be zero
  * @node_id: this node's index in @nodes
