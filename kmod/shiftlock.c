@@ -1249,11 +1249,10 @@ static int rdmalock_sl_release(struct rdmalock_lockspace *ls,
 static const char *rdmalock_sl_check_params(const struct rdmalock_ls_params *params,
 					    bool mine)
 {
+	if (!mine && (params->lease_ms || params->writer_batch || params->writer_cas))
+		return "lease, writer batch and writer CAS are for shiftlock";
 	if (!mine)
-		return params->lease_ms || params->writer_batch || params->writer_cas ||
-		       params->lease_recovery ?
-		       "lease, lease recovery, writer batch and writer CAS are for shiftlock" :
-		       NULL;
+		return params->lease_recovery ? "lease recovery is for shiftlock" : NULL;
 	if (params->lease_ms > RDMALOCK_SHIFTLOCK_LEASE_MS_MAX ||
 	    params->writer_batch > RDMALOCK_SHIFTLOCK_WRITERS_MAX ||
 	    (params->writer_cas > RDMALOCK_SHIFTLOCK_WRITER_CAS_MAX &&

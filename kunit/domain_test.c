@@ -96,7 +96,7 @@ struct bad_case {
 #define BAD(name, stmt) \
 	static void spoil_##name(struct rdmalock_domain_create *req) { stmt; }
 
-BAD(flags, req->flags = 2)
+BAD(flags, req->flags = 4)
 BAD(pad, req->pad[1] = 1)
 BAD(no_key, { req->key_len = 0; req->key = 0; })
 BAD(key_too_short, req->key_len = RDMALOCK_KEY_MIN - 1)
@@ -204,6 +204,8 @@ static const struct algo_param algo_params[] = {
 	  "lease, writer batch and writer CAS are for shiftlock" },
 	{ "writer_cas", set_writer_cas, RDMALOCK_ALGO_SHIFTLOCK,
 	  "lease, writer batch and writer CAS are for shiftlock" },
+	{ "lease_recovery", set_lease_recovery, RDMALOCK_ALGO_SHIFTLOCK,
+	  "lease recovery is for shiftlock" },
 };
 
 /* DSLR has no implementation, hence no parameters of its own. */
