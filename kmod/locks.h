@@ -177,6 +177,9 @@ struct rdmalock_how {
  *	reset, make @w's lock held by @w again at its home, with an empty
  *	queue. An algorithm that has it recovers through the membership view
  *	(recovery.c); one without keeps its own recovery. Process context.
+ * @recover_reset: during a view change, once every member is quiesced and
+ *	this node's lock words are reset: forget what the algorithm's state
+ *	of the lockspace knows of them. Optional. Process context.
  */
 struct rdmalock_algo {
 	u32 id;
@@ -199,6 +202,7 @@ struct rdmalock_algo {
 		       s64 granted);
 	int (*recover_hold)(struct rdmalock_lockspace *ls,
 			    struct rdmalock_waiter *w);
+	void (*recover_reset)(struct rdmalock_lockspace *ls);
 };
 
 extern const struct rdmalock_algo rdmalock_alock_algo;

@@ -222,6 +222,8 @@ void rdmalock_recovery_reset(struct rdmalock_lockspace *ls)
 		if (!(slot % 1024))
 			cond_resched();
 	}
+	if (ls->algo->recover_reset)
+		ls->algo->recover_reset(ls);
 	spin_lock(&ls->pool_lock);
 	for_each_set_bit(idx, ls->used, RDMALOCK_DESC_COUNT) {
 		w = &ls->waiters[idx];
