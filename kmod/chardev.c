@@ -23,7 +23,8 @@
 
 #define RDMALOCK_FEATURES	(RDMALOCK_FEAT_DEVICE_STATUS | RDMALOCK_FEAT_DOMAINS | \
 				 RDMALOCK_FEAT_LOCKS | RDMALOCK_FEAT_DOMAIN_KEY | \
-				 RDMALOCK_FEAT_FLOOR | RDMALOCK_FEAT_VIEW)
+				 RDMALOCK_FEAT_FLOOR | RDMALOCK_FEAT_VIEW | \
+				 RDMALOCK_FEAT_FENCE)
 
 /* The command changes state: CAP_SYS_ADMIN is required. */
 #define RDMALOCK_IOCF_ADMIN	BIT(0)
@@ -166,6 +167,17 @@ static long rdmalock_ioc_domain_view(struct file *file, void *arg)
 	return rdmalock_domain_view(v);
 }
 
+static long rdmalock_ioc_fence_ack(struct file *file, void *arg)
+{
+	struct rdmalock_fence_ack *a = arg;
+
+	if (a->flags || a->pad ||
+	    memchr_inv(a->reserved, 0, sizeof(a->reserved)) ||
+	    !rdmalock_name_terminated(a->name))
+		return -EINVAL;
+	return rdmalock_domain_fence_ack(a->name, a->node);
+}
+
 static long rdmalock_ioc_run(struct file *file, void *arg)
 {
 	struct rdmalock_run *r = arg;
@@ -213,6 +225,8 @@ static const struct rdmalock_ioctl_desc rdmalock_ioctls[] = {
 	  rdmalock_ioc_unlock, "UNLOCK" },
 	{ RDMALOCK_IOC_RUN, RDMALOCK_IOCF_ADMIN, rdmalock_ioc_run, "RUN" },
 	{ RDMALOCK_IOC_FLOOR, RDMALOCK_IOCF_ADMIN, rdmalock_ioc_floor, "FLOOR" },
+	{ RDMALOCK_IOC_FENCE_ACK, RDMALOCK_IOCF_ADMIN | RDMALOCK_IOCF_NO_OUT,
+	  rdmalock_ioc_fence_ack, "FENCE_ACK" },
 };
 
 static const struct rdmalock_ioctl_desc *rdmalock_ioctl_lookup(unsigned int cmd)
@@ -298,6 +312,25 @@ static struct miscdevice rdmalock_miscdev = {
 	.mode = 0600,
 };
 
+/* Uevents go out only while the device is registered. */
+static DEFINE_MUTEX(rdmalock_uevent_mutex);
+static bool rdmalock_registered;
+
+/**
+ * rdmalock_chardev_uevent() - tell userspace, through the device, of an event
+ * @envp: NULL-terminated "KEY=value" strings
+ *
+ * Context: process context; may sleep.
+ */
+void rdmalock_chardev_uevent(char *envp[])
+{
+	mutex_lock(&rdmalock_uevent_mutex);
+	if (rdmalock_registered)
+		kobject_uevent_env(&rdmalock_miscdev.this_device->kobj, KOBJ_CHANGE,
+				   envp);
+	mutex_unlock(&rdmalock_uevent_mutex);
+}
+
 /**
  * rdmalock_chardev_init() - create /dev/rdmalock
  *
@@ -306,7 +339,14 @@ static struct miscdevice rdmalock_miscdev = {
  */
 int rdmalock_chardev_init(void)
 {
-	return misc_register(&rdmalock_miscdev);
+	int ret = misc_register(&rdmalock_miscdev);
+
+	if (!ret) {
+		mutex_lock(&rdmalock_uevent_mutex);
+		rdmalock_registered = true;
+		mutex_unlock(&rdmalock_uevent_mutex);
+	}
+	return ret;
 }
 
 /**
@@ -316,5 +356,8 @@ int rdmalock_chardev_init(void)
  */
 void rdmalock_chardev_exit(void)
 {
+	mutex_lock(&rdmalock_uevent_mutex);
+	rdmalock_registered = false;
+	mutex_unlock(&rdmalock_uevent_mutex);
 	misc_deregister(&rdmalock_miscdev);
 }

@@ -504,6 +504,31 @@ int rdmalock_domain_view(struct rdmalock_domain_view *v)
 }
 
 /**
+ * rdmalock_domain_fence_ack() - a cluster manager stopped a node of a domain
+ * @name: the domain's name
+ * @node: the node it stopped
+ *
+ * Context: process context; may sleep.
+ * Return: 0, -ENOENT, or as rdmalock_membership_fence_ack().
+ */
+int rdmalock_domain_fence_ack(const char *name, u32 node)
+{
+	struct rdmalock_domain *dom;
+	int ret;
+
+	dom = rdmalock_domain_get(name);
+	if (!dom)
+		return -ENOENT;
+	ret = rdmalock_domain_enter(dom);
+	if (!ret) {
+		ret = rdmalock_membership_fence_ack(dom->mb, node);
+		rdmalock_domain_leave(dom);
+	}
+	rdmalock_domain_put(dom);
+	return ret == -ESHUTDOWN ? -ENOENT : ret;
+}
+
+/**
  * rdmalock_domains_exit() - destroy every domain, at module unload
  *
  * No user can hold a reference then, nor can a domain be half created or

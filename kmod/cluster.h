@@ -66,6 +66,7 @@ bool rdmalock_domain_closed(struct rdmalock_domain *dom);
 u32 rdmalock_domain_names(char *names, u32 max);
 int rdmalock_domain_status(struct rdmalock_domain_status *st);
 int rdmalock_domain_view(struct rdmalock_domain_view *v);
+int rdmalock_domain_fence_ack(const char *name, u32 node);
 void rdmalock_domains_exit(void);
 
 /* stats.c: debugfs */

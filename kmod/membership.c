@@ -66,7 +66,7 @@
 struct rdmalock_mb_msg {
 	__le64 epoch;
 	__le32 coord;
-	__le32 members;		/* PROPOSE */
+	__le32 members;		/* PROPOSE; FENCED: the node fenced */
 	__le32 phase;		/* PROPOSE, ACK */
 	__le32 up;		/* ACK, LEASE: the nodes the sender sees up */
 };
@@ -106,6 +106,8 @@ struct rdmalock_mb_msg {
  * @c_started: when that phase started
  * @suspect_until: per node, until when it is not proposed
  * @c_wanted: as coordinator: a member asked for a view change
+ * @fenced: nodes a cluster manager fenced, until they are members again
+ * @fence_acks: bumped by each fence acknowledgment, for a waiting step
  * @asked: when this node last asked for one
  * @tick_wq: runs @tick: leases must not wait behind a view change's step
  * @step_wq: runs @step, one phase at a time, in order
@@ -148,6 +150,8 @@ struct rdmalock_membership {
 	unsigned long c_started;
 	unsigned long suspect_until[RDMALOCK_MAX_NODES];
 	bool c_wanted;
+	u32 fenced;
+	unsigned int fence_acks;
 	unsigned long asked;
 
 	struct workqueue_struct *tick_wq;
@@ -261,7 +265,8 @@ static bool rdmalock_mb_leased(struct rdmalock_membership *mb)
 		if (i != mb->self &&
 		    time_before(jiffies, mb->renewed_by[i] + mb->lease))
 			set |= BIT(i);
-	return rdmalock_mb_quorum(set, mb->num_nodes);
+	/* A fenced node cannot form a view of its own. */
+	return rdmalock_mb_quorum(set | mb->fenced, mb->num_nodes);
 }
 
 /* Is the step for (@epoch, @coord) outdated by a newer proposal? */
@@ -291,36 +296,83 @@ static bool rdmalock_mb_step_stale(void *arg)
 }
 
 /*
+ * Under @mb->lock: the nodes left out of @members whose lease, as this
+ * node gave it, has not run out yet, and when the last of them runs out.
+ * A node a cluster manager fenced has stopped already.
+ */
+static u32 rdmalock_mb_leased_out(struct rdmalock_membership *mb, u32 members,
+				  unsigned long *until)
+{
+	u32 set = 0, i;
+	unsigned long t;
+
+	*until = jiffies;
+	for (i = 0; i < mb->num_nodes; i++) {
+		if ((members | mb->fenced) & BIT(i))
+			continue;
+		t = mb->renewed_to[i] + mb->lease +
+		    msecs_to_jiffies(RDMALOCK_LEASE_MARGIN_MS);
+		if (!time_after(t, jiffies))
+			continue;
+		set |= BIT(i);
+		if (time_after(t, *until))
+			*until = t;
+	}
+	return set;
+}
+
+/* Asks a cluster manager, if there is one, to fence @node (uapi: fence). */
+static void rdmalock_mb_ask_fence(struct rdmalock_membership *mb, u32 node,
+				  u64 epoch)
+{
+	char domain[16 + RDMALOCK_NAME_MAX], nodestr[32], epochstr[40];
+	char *envp[5];
+
+	snprintf(domain, sizeof(domain), "RDMALOCK_DOMAIN=%s", mb->name);
+	snprintf(nodestr, sizeof(nodestr), "RDMALOCK_NODE=%u", node);
+	snprintf(epochstr, sizeof(epochstr), "RDMALOCK_EPOCH=%llu", epoch);
+	envp[0] = "RDMALOCK_EVENT=fence";
+	envp[1] = domain;
+	envp[2] = nodestr;
+	envp[3] = epochstr;
+	envp[4] = NULL;
+	rdmalock_chardev_uevent(envp);
+}
+
+/*
  * PREPARE: no call of this node is inside the gate any more, and every
- * node the proposal leaves out has lost the lease this node gave it.
+ * node the proposal leaves out has lost the lease this node gave it, or
+ * was fenced by a cluster manager, which is asked to.
  */
 static bool rdmalock_mb_prepare(struct rdmalock_membership *mb,
 				struct rdmalock_mb_step_ctx *c, u32 members)
 {
-	unsigned long until = jiffies, t;
-	u32 i;
+	bool asked = false;
+	unsigned long until;
+	unsigned int acks;
+	u32 waiting, i;
 
 	if (!rdmalock_recovery_quiesce(mb->ls, rdmalock_mb_step_stale, c))
 		return false;
 	if (!mb->lease)
 		return true;
-	spin_lock_bh(&mb->lock);
-	for (i = 0; i < mb->num_nodes; i++) {
-		if (members & BIT(i))
-			continue;
-		t = mb->renewed_to[i] + mb->lease +
-		    msecs_to_jiffies(RDMALOCK_LEASE_MARGIN_MS);
-		if (time_after(t, until))
-			until = t;
-	}
-	spin_unlock_bh(&mb->lock);
-	while (time_before(jiffies, until)) {
-		wait_event_timeout(mb->wq, rdmalock_mb_step_stale(c),
+	for (;;) {
+		spin_lock_bh(&mb->lock);
+		waiting = rdmalock_mb_leased_out(mb, members, &until);
+		acks = mb->fence_acks;
+		spin_unlock_bh(&mb->lock);
+		if (!waiting)
+			return true;
+		for (i = 0; !asked && i < mb->num_nodes; i++)
+			if (waiting & BIT(i))
+				rdmalock_mb_ask_fence(mb, i, c->epoch);
+		asked = true;
+		wait_event_timeout(mb->wq, rdmalock_mb_step_stale(c) ||
+				   READ_ONCE(mb->fence_acks) != acks,
 				   until - jiffies);
 		if (rdmalock_mb_step_stale(c))
 			return false;
 	}
-	return true;
 }
 
 static void rdmalock_mb_commit(struct rdmalock_membership *mb,
@@ -334,6 +386,7 @@ static void rdmalock_mb_commit(struct rdmalock_membership *mb,
 	mb->view_members = members;
 	mb->member = true;
 	mb->view_changes++;
+	mb->fenced &= ~members;
 	spin_unlock_bh(&mb->lock);
 	rdmalock_gate_set(mb->ls, RDMALOCK_GATE_OPEN, members);
 	trace_rdmalock_view_commit(mb->name, c->epoch, c->coord, members);
@@ -555,6 +608,67 @@ static void rdmalock_mb_on_lease(struct rdmalock_membership *mb, u32 node,
 	spin_unlock_bh(&mb->lock);
 }
 
+/* Under @mb->lock: a cluster manager fenced @node. */
+static void rdmalock_mb_fenced(struct rdmalock_membership *mb, u32 node)
+{
+	mb->fenced |= BIT(node);
+	mb->fence_acks++;
+	wake_up_all(&mb->wq);
+}
+
+/* A member passes on a fence acknowledgment it was given. */
+static void rdmalock_mb_on_fenced(struct rdmalock_membership *mb, u32 from,
+				  const struct rdmalock_mb_msg *msg)
+{
+	u32 node = le32_to_cpu(msg->members);
+
+	if (node >= mb->num_nodes || node == mb->self) {
+		pr_err_ratelimited("%s: node %u: fence acknowledgment for node %u\n",
+				   mb->name, from, node);
+		return;
+	}
+	spin_lock_bh(&mb->lock);
+	if (mb->view_members & BIT(from))
+		rdmalock_mb_fenced(mb, node);
+	spin_unlock_bh(&mb->lock);
+}
+
+/**
+ * rdmalock_membership_fence_ack() - a cluster manager stopped @node
+ * @mb: the membership
+ * @node: the node, not this one and not a connected member of the view
+ *
+ * Every member is told, and none waits for @node's lease any more; see
+ * &struct rdmalock_fence_ack.
+ *
+ * Context: process context.
+ * Return: 0, -EINVAL for a bad node, -EBUSY for a member still connected.
+ */
+int rdmalock_membership_fence_ack(struct rdmalock_membership *mb, u32 node)
+{
+	u32 up = rdmalock_mb_up(mb), i;
+	int ret = 0;
+
+	if (node >= mb->num_nodes || node == mb->self)
+		return -EINVAL;
+	spin_lock_bh(&mb->lock);
+	if ((mb->view_members & BIT(node)) && (up & BIT(node))) {
+		ret = -EBUSY;
+	} else {
+		rdmalock_mb_fenced(mb, node);
+		for (i = 0; i < mb->num_nodes; i++)
+			if (i != mb->self && i != node && (up & BIT(i)))
+				rdmalock_mb_send(mb, i, RDMALOCK_MB_MSG_FENCED, 0, 0,
+						 node, 0, 0);
+	}
+	spin_unlock_bh(&mb->lock);
+	if (!ret) {
+		pr_info("%s: node %u fenced by a cluster manager\n", mb->name, node);
+		mod_delayed_work(mb->tick_wq, &mb->tick, 0);
+	}
+	return ret;
+}
+
 /* A member asks the coordinator for a view change: see rdmalock_mb_want(). */
 static void rdmalock_mb_on_recover(struct rdmalock_membership *mb, u32 node)
 {
@@ -590,6 +704,9 @@ static void rdmalock_mb_msg(struct rdmalock_fabric *fabric, u32 node, u8 type,
 		break;
 	case RDMALOCK_MB_MSG_RECOVER:
 		rdmalock_mb_on_recover(mb, node);
+		break;
+	case RDMALOCK_MB_MSG_FENCED:
+		rdmalock_mb_on_fenced(mb, node, payload);
 		break;
 	}
 }
@@ -666,7 +783,7 @@ static void rdmalock_mb_coordinate(struct rdmalock_membership *mb, u32 up)
 	settled = mb->member && mb->view_epoch == mb->epoch &&
 		  mb->view_coord == mb->coord && mb->view_members == target &&
 		  !mb->c_wanted;
-	if (!settled && rdmalock_mb_quorum(target, mb->num_nodes)) {
+	if (!settled && rdmalock_mb_quorum(target | mb->fenced, mb->num_nodes)) {
 		mb->c_wanted = false;
 		rdmalock_mb_propose(mb, target);
 	}
@@ -766,6 +883,7 @@ int rdmalock_membership_create(struct rdmalock_fabric *fabric,
 	ls->view_ctx = mb;
 	ls->want_view_change = rdmalock_mb_want;
 	/* Last: handlers cannot be removed from the live fabric. */
+	rdmalock_fabric_set_handler(fabric, RDMALOCK_MB_MSG_FENCED, rdmalock_mb_msg, mb);
 	rdmalock_fabric_set_handler(fabric, RDMALOCK_MB_MSG_RECOVER, rdmalock_mb_msg, mb);
 	rdmalock_fabric_set_handler(fabric, RDMALOCK_MB_MSG_PROPOSE, rdmalock_mb_msg, mb);
 	rdmalock_fabric_set_handler(fabric, RDMALOCK_MB_MSG_ACK, rdmalock_mb_msg, mb);

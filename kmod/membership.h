@@ -26,6 +26,7 @@ enum rdmalock_mb_phase {
 };
 
 /* Message types, at the top of the user's range (floor.c has the last). */
+#define RDMALOCK_MB_MSG_FENCED		(RDMALOCK_MSG_TYPES - 6)
 #define RDMALOCK_MB_MSG_RECOVER		(RDMALOCK_MSG_TYPES - 5)
 #define RDMALOCK_MB_MSG_PROPOSE		(RDMALOCK_MSG_TYPES - 4)
 #define RDMALOCK_MB_MSG_ACK		(RDMALOCK_MSG_TYPES - 3)
@@ -40,6 +41,7 @@ int rdmalock_membership_create(struct rdmalock_fabric *fabric,
 			       struct rdmalock_membership **mbp);
 void rdmalock_membership_stop(struct rdmalock_membership *mb);
 void rdmalock_membership_free(struct rdmalock_membership *mb);
+int rdmalock_membership_fence_ack(struct rdmalock_membership *mb, u32 node);
 void rdmalock_membership_view(struct rdmalock_membership *mb,
 			      struct rdmalock_domain_view *v);
 struct seq_file;

@@ -48,6 +48,7 @@ extern bool rdmalock_allow_broken;
 /* chardev.c: /dev/rdmalock. */
 int rdmalock_chardev_init(void);
 void rdmalock_chardev_exit(void);
+void rdmalock_chardev_uevent(char *envp[]);
 #if IS_ENABLED(CONFIG_KUNIT)
 long rdmalock_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
 #endif

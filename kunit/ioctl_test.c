@@ -57,6 +57,7 @@ static void version_reports_abi_and_features(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, v.features & RDMALOCK_FEAT_DEVICE_STATUS);
 	KUNIT_EXPECT_TRUE(test, v.features & RDMALOCK_FEAT_FLOOR);
 	KUNIT_EXPECT_TRUE(test, v.features & RDMALOCK_FEAT_VIEW);
+	KUNIT_EXPECT_TRUE(test, v.features & RDMALOCK_FEAT_FENCE);
 }
 
 static void version_rejects_bad_size(struct kunit *test)
@@ -299,8 +300,49 @@ static void domain_view_rejects_bad_fields(struct kunit *test)
 	}
 }
 
+static long fence_ack_ioctl(struct kunit *test, struct rdmalock_fence_ack *a)
+{
+	return ioctl_copy(test, RDMALOCK_IOC_FENCE_ACK, a, sizeof(*a));
+}
+
+static void fence_ack_init(struct rdmalock_fence_ack *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	strscpy(a->name, "nosuch", sizeof(a->name));
+}
+
+/* As for the view: its fields first, then the domain. */
+static void fence_ack_rejects_bad_fields(struct kunit *test)
+{
+	struct rdmalock_fence_ack a;
+	size_t i;
+
+	fence_ack_init(&a);
+	KUNIT_EXPECT_EQ(test, fence_ack_ioctl(test, &a), -ENOENT);
+	fence_ack_init(&a);
+	a.size = sizeof(a) - 8;
+	KUNIT_EXPECT_EQ(test, fence_ack_ioctl(test, &a), -EINVAL);
+	fence_ack_init(&a);
+	a.flags = 1;
+	KUNIT_EXPECT_EQ(test, fence_ack_ioctl(test, &a), -EINVAL);
+	fence_ack_init(&a);
+	a.pad = 1;
+	KUNIT_EXPECT_EQ(test, fence_ack_ioctl(test, &a), -EINVAL);
+	fence_ack_init(&a);
+	memset(a.name, 'a', sizeof(a.name));
+	KUNIT_EXPECT_EQ(test, fence_ack_ioctl(test, &a), -EINVAL);
+	for (i = 0; i < ARRAY_SIZE(a.reserved); i++) {
+		fence_ack_init(&a);
+		a.reserved[i] = 1;
+		KUNIT_EXPECT_EQ_MSG(test, fence_ack_ioctl(test, &a), -EINVAL,
+				    "reserved[%zu]", i);
+	}
+}
+
 static struct kunit_case rdmalock_ioctl_cases[] = {
 	KUNIT_CASE(version_reports_abi_and_features),
+	KUNIT_CASE(fence_ack_rejects_bad_fields),
 	KUNIT_CASE(version_rejects_bad_size),
 	KUNIT_CASE(version_rejects_reserved),
 	KUNIT_CASE(unknown_commands_are_enotty),

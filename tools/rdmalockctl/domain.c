@@ -295,6 +295,23 @@ static int domain_destroy(const char *name)
 	return ret ? 1 : 0;
 }
 
+/* A cluster manager stopped NODE: the survivors need not wait its lease out. */
+static int domain_fence_ack(const char *name, const char *node)
+{
+	struct rdmalock_fence_ack req = { .size = sizeof(req) };
+	int fd, ret;
+
+	if (copy_name(req.name, name) ||
+	    parse_u32(node, "node", RDMALOCK_MAX_NODES - 1, &req.node))
+		return EXIT_USAGE;
+	fd = open_device();
+	if (fd < 0)
+		return 1;
+	ret = do_ioctl(fd, RDMALOCK_IOC_FENCE_ACK, &req, "domain fence-ack");
+	close(fd);
+	return ret ? 1 : 0;
+}
+
 static int domain_list(void)
 {
 	char names[RDMALOCK_MAX_DOMAINS][RDMALOCK_NAME_MAX];
@@ -420,7 +437,10 @@ int cmd_domain(int argc, char **argv)
 		return domain_list();
 	if (!strcmp(sub, "status") && argc == 3)
 		return domain_status(argv[2]);
-	fprintf(stderr, "rdmalockctl: domain create|destroy NAME|list|status NAME\n");
+	if (!strcmp(sub, "fence-ack") && argc == 4)
+		return domain_fence_ack(argv[2], argv[3]);
+	fprintf(stderr, "rdmalockctl: domain create|destroy NAME|list|status NAME|%s\n",
+		"fence-ack NAME NODE");
 	return EXIT_USAGE;
 }
 

@@ -46,6 +46,9 @@ static void print_usage(FILE *out)
 		"  domain status NAME\n"
 		"            the domain, each node's connection and verb counters,\n"
 		"            and this node's membership view (epoch, members, lease)\n"
+		"  domain fence-ack NAME NODE\n"
+		"            a cluster manager has stopped NODE (powered off): the\n"
+		"            survivors recover its locks without waiting its lease\n"
 		"  fabric-test NAME pattern|faa-storm|cas-pingpong|read|invalidate\n"
 		"                --target N [--threads T] [--iterations M] [--word W]\n"
 		"                [--async]\n"
@@ -199,12 +202,13 @@ static int cmd_version(int argc, char **argv)
 	close(fd);
 	printf("module ABI %u, rdmalockctl ABI %u\n", v.abi_version,
 	       RDMALOCK_ABI_VERSION);
-	printf("features:%s%s%s%s%s\n",
+	printf("features:%s%s%s%s%s%s\n",
 	       v.features & RDMALOCK_FEAT_DEVICE_STATUS ? " device-status" : "",
 	       v.features & RDMALOCK_FEAT_DOMAINS ? " domains" : "",
 	       v.features & RDMALOCK_FEAT_DOMAIN_KEY ? " domain-key" : "",
 	       v.features & RDMALOCK_FEAT_FLOOR ? " floor" : "",
-	       v.features & RDMALOCK_FEAT_VIEW ? " view" : "");
+	       v.features & RDMALOCK_FEAT_VIEW ? " view" : "",
+	       v.features & RDMALOCK_FEAT_FENCE ? " fence" : "");
 	if (v.abi_version != RDMALOCK_ABI_VERSION) {
 		fprintf(stderr, "rdmalockctl: ABI mismatch; rebuild the tool\n");
 		return 1;

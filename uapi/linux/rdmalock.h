@@ -42,6 +42,8 @@
 #define RDMALOCK_FEAT_FLOOR		_BITULL(4)
 /* RDMALOCK_IOC_DOMAIN_VIEW: membership views, node leases, recovery. */
 #define RDMALOCK_FEAT_VIEW		_BITULL(5)
+/* RDMALOCK_IOC_FENCE_ACK, and the "fence" uevent of the device. */
+#define RDMALOCK_FEAT_FENCE		_BITULL(6)
 
 /**
  * struct rdmalock_version - ABI version and features of the loaded module
@@ -442,6 +444,37 @@ struct rdmalock_domain_view {
 	__u64 reserved[2];
 };
 
+/**
+ * struct rdmalock_fence_ack - a cluster manager has stopped a node
+ * @size: in: sizeof(struct rdmalock_fence_ack)
+ * @flags: must be zero
+ * @name: in: NUL-terminated name of the domain
+ * @node: in: the node that was fenced: powered off, or cut off from all
+ *	it could write, by the cluster manager. It must not be a member of
+ *	this node's view that is still connected (-EBUSY).
+ * @pad: must be zero
+ * @reserved: must be zero
+ *
+ * Without it, the survivors recover a departed node's locks only once its
+ * node lease has run out on their clocks (RDMALOCK_IOC_DOMAIN_VIEW's
+ * @lease_ms, plus a margin). With it, they go on at once, and the fenced
+ * node counts toward a quorum until it is a member again: a two-node
+ * domain whose node 0 was fenced goes on with node 1. The acknowledgment
+ * reaches every member; giving it for a node that is not stopped allows
+ * a split brain. When a view change has to wait for a node's lease, each
+ * member's device sends a KOBJ_CHANGE uevent with RDMALOCK_EVENT=fence,
+ * RDMALOCK_DOMAIN, RDMALOCK_NODE and RDMALOCK_EPOCH. Requires
+ * CAP_SYS_ADMIN. See Documentation/membership.rst.
+ */
+struct rdmalock_fence_ack {
+	__u32 size;
+	__u32 flags;
+	char name[RDMALOCK_NAME_MAX];
+	__u32 node;
+	__u32 pad;
+	__u64 reserved[2];
+};
+
 /* Flags of &rdmalock_fabric_test: use the asynchronous verbs. */
 #define RDMALOCK_FTEST_F_ASYNC		_BITUL(0)
 
@@ -701,5 +734,7 @@ struct rdmalock_floor {
 #define RDMALOCK_IOC_UNLOCK	_IOWR(RDMALOCK_IOC_MAGIC, 0x14, struct rdmalock_lock_req)
 #define RDMALOCK_IOC_RUN	_IOWR(RDMALOCK_IOC_MAGIC, 0x15, struct rdmalock_run)
 #define RDMALOCK_IOC_FLOOR	_IOWR(RDMALOCK_IOC_MAGIC, 0x16, struct rdmalock_floor)
+#define RDMALOCK_IOC_FENCE_ACK \
+	_IOWR(RDMALOCK_IOC_MAGIC, 0x17, struct rdmalock_fence_ack)
 
 #endif /* _UAPI_LINUX_RDMALOCK_H */
