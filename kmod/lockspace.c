@@ -861,6 +861,9 @@ int rdmalock_ls_acquire(struct rdmalock_lockspace *ls, u32 home, u64 slot_off,
 	int ret, gen;
 
 	for (;;) {
+		/* Not behind a view change that will only confirm it. */
+		if (!rdmalock_home_reachable(ls, home))
+			return -ENOTCONN;
 		ret = rdmalock_gate_enter(ls, how);
 		if (ret)
 			return ret == -ENOTCONN && restarted ? -ENOLCK : ret;
