@@ -331,6 +331,16 @@ int rdmalock_domain_create(const struct rdmalock_domain_create *req,
 	dom->attr.heartbeat_ms = READ_ONCE(rdmalock_heartbeat_ms);
 	dom->attr.heartbeat_timeout_ms = READ_ONCE(rdmalock_heartbeat_timeout_ms);
 	dom->attr.emulate_atomics = READ_ONCE(rdmalock_emulate_atomics);
+	dom->node_lease_ms = READ_ONCE(rdmalock_node_lease_ms);
+	if (dom->node_lease_ms &&
+	    (dom->node_lease_ms < RDMALOCK_NODE_LEASE_MIN_MS ||
+	     dom->node_lease_ms > RDMALOCK_NODE_LEASE_MAX_MS)) {
+		pr_err_ratelimited("domain create: node_lease_ms %u is neither 0 nor %u to %u\n",
+				   dom->node_lease_ms, RDMALOCK_NODE_LEASE_MIN_MS,
+				   RDMALOCK_NODE_LEASE_MAX_MS);
+		ret = -EINVAL;
+		goto err_free;
+	}
 	kref_init(&dom->ref);
 	atomic_set(&dom->active, 0);
 	dom->algo = req->algo;
@@ -360,8 +370,7 @@ int rdmalock_domain_create(const struct rdmalock_domain_create *req,
 		goto err_unlist;
 	}
 	ret = rdmalock_membership_create(dom->fabric, &dom->attr,
-					 READ_ONCE(rdmalock_node_lease_ms), dom->ls,
-					 &dom->mb);
+					 dom->node_lease_ms, dom->ls, &dom->mb);
 	if (ret) {
 		rdmalock_lockspace_stop(dom->ls);
 		rdmalock_fabric_destroy(dom->fabric);

@@ -34,6 +34,7 @@ struct rdmalock_domain {
 	struct rdmalock_fabric *fabric;
 	struct rdmalock_lockspace *ls;
 	struct rdmalock_membership *mb;
+	u32 node_lease_ms;
 	struct rdmalock_floor_echo echo;
 	struct dentry *debugfs;
 };

@@ -1647,6 +1647,30 @@ bool rdmalock_fabric_node_up(struct rdmalock_fabric *fabric, u32 node)
 }
 
 /**
+ * rdmalock_fabric_disconnect() - fail the connection to a node now
+ * @fabric: the domain's fabric
+ * @node: a peer; this node and nodes out of range are ignored
+ *
+ * For a user that stopped trusting the node (a membership view left it
+ * out): what the node posted on the connection and has not landed yet
+ * never will. The fabric connects to it again as after any failure.
+ *
+ * Context: process context.
+ */
+void rdmalock_fabric_disconnect(struct rdmalock_fabric *fabric, u32 node)
+{
+	struct rdmalock_conn *conn;
+
+	if (node >= fabric->attr.num_nodes || node == rdmalock_self(fabric))
+		return;
+	conn = rdmalock_peer_get_conn(&fabric->peers[node]);
+	if (!conn)
+		return;
+	rdmalock_conn_fail(conn, "left out of the membership view");
+	rdmalock_conn_put(conn);
+}
+
+/**
  * rdmalock_fabric_emulated() - does this fabric emulate atomics?
  * @fabric: the fabric
  *

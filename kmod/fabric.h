@@ -72,6 +72,7 @@ void rdmalock_fabric_destroy(struct rdmalock_fabric *fabric);
 size_t rdmalock_fabric_region_len(const struct rdmalock_fabric *fabric);
 void *rdmalock_fabric_local(struct rdmalock_fabric *fabric, u64 offset, u32 len);
 bool rdmalock_fabric_node_up(struct rdmalock_fabric *fabric, u32 node);
+void rdmalock_fabric_disconnect(struct rdmalock_fabric *fabric, u32 node);
 bool rdmalock_fabric_emulated(const struct rdmalock_fabric *fabric);
 bool rdmalock_fabric_keyed(const struct rdmalock_fabric *fabric);
 void rdmalock_fabric_peer_status(struct rdmalock_fabric *fabric, u32 node,

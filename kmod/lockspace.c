@@ -526,11 +526,11 @@ struct rdmalock_waiter *rdmalock_desc_alloc(struct rdmalock_lockspace *ls)
 	struct rdmalock_waiter *w;
 	unsigned long idx;
 
-	spin_lock(&ls->pool_lock);
+	spin_lock_bh(&ls->pool_lock);
 	idx = find_first_zero_bit(ls->used, RDMALOCK_DESC_COUNT);
 	if (idx < RDMALOCK_DESC_COUNT)
 		__set_bit(idx, ls->used);
-	spin_unlock(&ls->pool_lock);
+	spin_unlock_bh(&ls->pool_lock);
 	if (idx >= RDMALOCK_DESC_COUNT)
 		return NULL;
 
@@ -553,19 +553,26 @@ struct rdmalock_waiter *rdmalock_desc_alloc(struct rdmalock_lockspace *ls)
 /**
  * rdmalock_desc_free() - the acquisition is over
  * @ls: the lockspace
- * @w: the acquisition; a lost one keeps its descriptor for good
+ * @w: the acquisition; a lost one keeps its descriptor until a view change
+ *	resets every queue (or for good, where the algorithm has no views)
  */
 void rdmalock_desc_free(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w)
 {
 	if (w->lost) {
 		atomic_inc(&ls->lost);
+		/* Held no more: the next view change frees it. */
+		spin_lock_bh(&ls->pool_lock);
+		w->held = false;
+		spin_unlock_bh(&ls->pool_lock);
 		return;
 	}
 	if (ls->algo->end)
 		ls->algo->end(ls, w);
-	spin_lock(&ls->pool_lock);
+	/* With the bit, where a view change's reset looks for both. */
+	spin_lock_bh(&ls->pool_lock);
+	w->held = false;
 	__clear_bit(w->idx, ls->used);
-	spin_unlock(&ls->pool_lock);
+	spin_unlock_bh(&ls->pool_lock);
 }
 
 /**
@@ -713,6 +720,8 @@ void rdmalock_lockspace_close(struct rdmalock_lockspace *ls)
 	smp_mb();
 	for (i = 0; i < RDMALOCK_DESC_COUNT; i++)
 		wake_up(&ls->waiters[i].wq);
+	/* And calls waiting at the gate, or for a view change. */
+	wake_up_all(&ls->gate_wq);
 }
 
 /**
@@ -824,11 +833,11 @@ static int rdmalock_ls_acquire_once(struct rdmalock_lockspace *ls, u32 home,
 	 * Under the pool lock, where a fence looks for holders after it shut
 	 * the gate: a fence either finds this holder or was seen here.
 	 */
-	spin_lock(&ls->pool_lock);
+	spin_lock_bh(&ls->pool_lock);
 	w->held = true;
 	if (ls->gated && READ_ONCE(ls->gate) == RDMALOCK_GATE_OUT)
 		w->gone = -ENOLCK;
-	spin_unlock(&ls->pool_lock);
+	spin_unlock_bh(&ls->pool_lock);
 	atomic64_inc(&ls->acquisitions);
 	*wp = w;
 	return 0;
@@ -884,6 +893,38 @@ int rdmalock_ls_acquire(struct rdmalock_lockspace *ls, u32 home, u64 slot_off,
 }
 EXPORT_SYMBOL_IF_KUNIT(rdmalock_ls_acquire);
 
+/* One release, inside the gate. */
+static int rdmalock_ls_release_once(struct rdmalock_lockspace *ls,
+				    struct rdmalock_waiter *w)
+{
+	int ret = ls->algo->release(ls, w);
+
+	if (ret && ret != -ERESTART && ls->gated &&
+	    rdmalock_verb_failed(ret, &rdmalock_forever)) {
+		/*
+		 * Whether the lock is free or its queue broken, the view
+		 * change asked for frees it: @w claims it no more.
+		 */
+		pr_err_ratelimited("%s: descriptor %u: release failed (%d): the lock is left to a view change\n",
+				   ls->name, w->idx, ret);
+		w->lost = true;
+		if (ls->want_view_change)
+			ls->want_view_change(ls->view_ctx);
+		ret = 0;
+	}
+	return ret;
+}
+
+/* The release is over, whatever it returns: @w holds nothing any more. */
+static void rdmalock_release_end(struct rdmalock_lockspace *ls,
+				 struct rdmalock_waiter *w, int ret)
+{
+	/* After -ETIME the algorithm knows whether the descriptor is named. */
+	if (ret && ret != -ETIME && !READ_ONCE(w->gone))
+		w->lost = true;
+	rdmalock_desc_free(ls, w);
+}
+
 /**
  * rdmalock_ls_release() - release a lock taken by rdmalock_ls_acquire()
  * @ls: the lockspace
@@ -913,34 +954,16 @@ int rdmalock_ls_release(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w
 			ret = READ_ONCE(w->gone) ?: -ENOLCK;	/* fenced */
 		if (ret)
 			break;
-		ret = ls->algo->release(ls, w);
-		if (ret && ret != -ERESTART && ls->gated &&
-		    rdmalock_verb_failed(ret, &rdmalock_forever)) {
-			/*
-			 * Whether the lock is free or its queue broken, the
-			 * view change asked for frees it: @w claims it no more.
-			 */
-			pr_err_ratelimited("%s: descriptor %u: release failed (%d): the lock is left to a view change\n",
-					   ls->name, w->idx, ret);
-			w->lost = true;
-			if (ls->want_view_change)
-				ls->want_view_change(ls->view_ctx);
-			ret = 0;
-		}
-		if (!ret) {
-			spin_lock(&ls->pool_lock);
-			w->held = false;
-			spin_unlock(&ls->pool_lock);
+		ret = rdmalock_ls_release_once(ls, w);
+		if (ret != -ERESTART) {
+			/* Inside the gate: no reset frees it under us. */
+			rdmalock_release_end(ls, w, ret);
+			rdmalock_gate_leave(ls);
+			return ret;
 		}
 		rdmalock_gate_leave(ls);
-		if (ret != -ERESTART)
-			break;
 	}
-	/* After -ETIME the algorithm knows whether the descriptor is named. */
-	if (ret && ret != -ETIME && !READ_ONCE(w->gone))
-		w->lost = true;
-	w->held = false;
-	rdmalock_desc_free(ls, w);
+	rdmalock_release_end(ls, w, ret);
 	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(rdmalock_ls_release);

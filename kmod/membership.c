@@ -68,7 +68,8 @@ struct rdmalock_mb_msg {
 	__le32 coord;
 	__le32 members;		/* PROPOSE; FENCED: the node fenced */
 	__le32 phase;		/* PROPOSE, ACK */
-	__le32 up;		/* ACK, LEASE: the nodes the sender sees up */
+	/* ACK, LEASE: the nodes the sender sees up; PROPOSE: its lease, ms */
+	__le32 up;
 };
 
 /**
@@ -106,6 +107,7 @@ struct rdmalock_mb_msg {
  * @c_started: when that phase started
  * @suspect_until: per node, until when it is not proposed
  * @c_wanted: as coordinator: a member asked for a view change
+ * @want_pending: this node has a view change to ask for
  * @fenced: nodes a cluster manager fenced, until they are members again
  * @fence_acks: bumped by each fence acknowledgment, for a waiting step
  * @asked: when this node last asked for one
@@ -150,6 +152,7 @@ struct rdmalock_membership {
 	unsigned long c_started;
 	unsigned long suspect_until[RDMALOCK_MAX_NODES];
 	bool c_wanted;
+	bool want_pending;
 	u32 fenced;
 	unsigned int fence_acks;
 	unsigned long asked;
@@ -265,8 +268,7 @@ static bool rdmalock_mb_leased(struct rdmalock_membership *mb)
 		if (i != mb->self &&
 		    time_before(jiffies, mb->renewed_by[i] + mb->lease))
 			set |= BIT(i);
-	/* A fenced node cannot form a view of its own. */
-	return rdmalock_mb_quorum(set | mb->fenced, mb->num_nodes);
+	return rdmalock_mb_quorum(set, mb->num_nodes);
 }
 
 /* Is the step for (@epoch, @coord) outdated by a newer proposal? */
@@ -354,44 +356,61 @@ static bool rdmalock_mb_prepare(struct rdmalock_membership *mb,
 
 	if (!rdmalock_recovery_quiesce(mb->ls, rdmalock_mb_step_stale, c))
 		return false;
-	if (!mb->lease)
-		return true;
 	for (;;) {
 		spin_lock_bh(&mb->lock);
-		waiting = rdmalock_mb_leased_out(mb, members, &until);
+		waiting = mb->lease ? rdmalock_mb_leased_out(mb, members, &until) : 0;
 		acks = mb->fence_acks;
 		spin_unlock_bh(&mb->lock);
 		if (!waiting)
-			return true;
+			break;
 		for (i = 0; !asked && i < mb->num_nodes; i++)
 			if (waiting & BIT(i))
 				rdmalock_mb_ask_fence(mb, i, c->epoch);
 		asked = true;
 		wait_event_timeout(mb->wq, rdmalock_mb_step_stale(c) ||
 				   READ_ONCE(mb->fence_acks) != acks,
-				   until - jiffies);
+				   max_t(long, (long)(until - jiffies), 1));
 		if (rdmalock_mb_step_stale(c))
 			return false;
 	}
+	/*
+	 * The nodes left out have stopped by now; what they posted before
+	 * and has not landed yet must not land after the reset.
+	 */
+	for (i = 0; i < mb->num_nodes; i++)
+		if (!(members & BIT(i)))
+			rdmalock_fabric_disconnect(mb->fabric, i);
+	return true;
 }
 
-static void rdmalock_mb_commit(struct rdmalock_membership *mb,
+/*
+ * The gate opens under @mb->lock, as every change of it does, with the
+ * proposal checked: a newer one adopted, or a fence, just before, is not
+ * undone by this commit.
+ */
+static bool rdmalock_mb_commit(struct rdmalock_membership *mb,
 			       struct rdmalock_mb_step_ctx *c, u32 members)
 {
 	unsigned long bits = members;
 
 	spin_lock_bh(&mb->lock);
+	if (mb->epoch != c->epoch || mb->coord != c->coord || mb->poisoned ||
+	    mb->stopping) {
+		spin_unlock_bh(&mb->lock);
+		return false;
+	}
 	mb->view_epoch = c->epoch;
 	mb->view_coord = c->coord;
 	mb->view_members = members;
 	mb->member = true;
 	mb->view_changes++;
 	mb->fenced &= ~members;
-	spin_unlock_bh(&mb->lock);
 	rdmalock_gate_set(mb->ls, RDMALOCK_GATE_OPEN, members);
+	spin_unlock_bh(&mb->lock);
 	trace_rdmalock_view_commit(mb->name, c->epoch, c->coord, members);
 	pr_info("%s: view %llu: members %*pbl, coordinator %u\n", mb->name,
 		c->epoch, mb->num_nodes, &bits, c->coord);
+	return true;
 }
 
 /* Does this node's part of @phase; false when outdated meanwhile. */
@@ -409,13 +428,15 @@ static bool rdmalock_mb_do_phase(struct rdmalock_membership *mb,
 		rdmalock_recovery_reset(mb->ls);
 		break;
 	case MB_CLAIM:
-		/* A failed claim is left for a later view change. */
-		rdmalock_recovery_claim(mb->ls, members);
+		/* A claim that failed may have half happened: reset it later. */
+		if (rdmalock_recovery_claim(mb->ls, members)) {
+			spin_lock_bh(&mb->lock);
+			mb->want_pending = true;
+			spin_unlock_bh(&mb->lock);
+		}
 		break;
 	case MB_COMMIT:
-		ok = !rdmalock_mb_outdated(mb, c->epoch, c->coord);
-		if (ok)
-			rdmalock_mb_commit(mb, c, members);
+		ok = rdmalock_mb_commit(mb, c, members);
 		break;
 	}
 	spin_lock_bh(&mb->lock);
@@ -490,12 +511,19 @@ static void rdmalock_mb_on_propose(struct rdmalock_membership *mb, u32 node,
 	u32 coord = le32_to_cpu(msg->coord);
 	u32 members = le32_to_cpu(msg->members);
 	u32 phase = le32_to_cpu(msg->phase);
-	bool step = false, shut = false;
+	bool step = false;
 
 	if (coord != node || phase < MB_PREPARE || phase > MB_COMMIT ||
 	    members & ~GENMASK(mb->num_nodes - 1, 0)) {
 		pr_err_ratelimited("%s: node %u: malformed view proposal\n",
 				   mb->name, node);
+		return;
+	}
+	/* Leases protect only if every member counts the same. */
+	if (le32_to_cpu(msg->up) != jiffies_to_msecs(mb->lease)) {
+		pr_err_ratelimited("%s: node %u proposes with node_lease_ms %u, this node has %u: not following it\n",
+				   mb->name, node, le32_to_cpu(msg->up),
+				   jiffies_to_msecs(mb->lease));
 		return;
 	}
 	spin_lock_bh(&mb->lock);
@@ -507,8 +535,15 @@ static void rdmalock_mb_on_propose(struct rdmalock_membership *mb, u32 node,
 		if (phase != MB_PREPARE)
 			goto out;	/* joined too late: wait for the next */
 		rdmalock_mb_adopt(mb, epoch, coord, members);
-		shut = mb->member;
+		if (mb->member)
+			rdmalock_gate_set(mb->ls, RDMALOCK_GATE_CLOSED, 0);
 	} else if (epoch != mb->epoch || coord != mb->coord) {
+		/*
+		 * An older one: its coordinator (new, or back) has not seen
+		 * the epochs since. Tell it the one followed here.
+		 */
+		rdmalock_mb_send(mb, node, RDMALOCK_MB_MSG_LEASE, mb->epoch,
+				 mb->coord, 0, 0, 0);
 		goto out;
 	}
 	mb->renewed_by[node] = jiffies;
@@ -516,8 +551,6 @@ static void rdmalock_mb_on_propose(struct rdmalock_membership *mb, u32 node,
 	step = true;
 out:
 	spin_unlock_bh(&mb->lock);
-	if (shut)
-		rdmalock_gate_set(mb->ls, RDMALOCK_GATE_CLOSED, 0);
 	if (step)
 		rdmalock_mb_queue_step(mb);
 }
@@ -532,7 +565,8 @@ static void rdmalock_mb_send_phase(struct rdmalock_membership *mb)
 			continue;
 		rdmalock_mb_renewing(mb, i);
 		rdmalock_mb_send(mb, i, RDMALOCK_MB_MSG_PROPOSE, mb->c_epoch,
-				 mb->self, mb->c_members, mb->c_phase, 0);
+				 mb->self, mb->c_members, mb->c_phase,
+				 jiffies_to_msecs(mb->lease));
 	}
 	mb->c_sent = jiffies;
 }
@@ -555,6 +589,16 @@ static void rdmalock_mb_propose(struct rdmalock_membership *mb, u32 members)
 	rdmalock_mb_send_phase(mb);
 }
 
+/* Under @mb->lock, as coordinator: leave @nodes out of proposals a while. */
+static void rdmalock_mb_suspect(struct rdmalock_membership *mb, u32 nodes)
+{
+	u32 i;
+
+	for (i = 0; i < mb->num_nodes; i++)
+		if ((nodes & BIT(i)) && i != mb->self)
+			mb->suspect_until[i] = jiffies + msecs_to_jiffies(MB_SUSPECT_MS);
+}
+
 /* Under @mb->lock, as coordinator: every member acknowledged the phase. */
 static void rdmalock_mb_advance(struct rdmalock_membership *mb)
 {
@@ -564,7 +608,11 @@ static void rdmalock_mb_advance(struct rdmalock_membership *mb)
 		clique = rdmalock_mb_clique(mb->self, mb->c_members, mb->c_up,
 					    mb->num_nodes);
 		if (clique != mb->c_members) {
-			rdmalock_mb_propose(mb, clique);
+			/* Not proposed again until the fabric has settled. */
+			rdmalock_mb_suspect(mb, mb->c_members & ~clique);
+			mb->c_epoch = 0;
+			if (rdmalock_mb_quorum(clique, mb->num_nodes))
+				rdmalock_mb_propose(mb, clique);
 			return;
 		}
 	}
@@ -586,6 +634,9 @@ static void rdmalock_mb_on_ack(struct rdmalock_membership *mb, u32 node,
 	spin_lock_bh(&mb->lock);
 	if (le32_to_cpu(msg->coord) == mb->self && epoch && epoch == mb->c_epoch &&
 	    le32_to_cpu(msg->phase) == mb->c_phase && (mb->c_members & BIT(node))) {
+		/* It follows this proposal: its acknowledgment renews too. */
+		if (epoch == mb->epoch && mb->coord == mb->self)
+			mb->renewed_by[node] = jiffies;
 		mb->c_acked |= BIT(node);
 		if (mb->c_phase == MB_PREPARE)
 			mb->c_up[node] = le32_to_cpu(msg->up) | BIT(node);
@@ -605,7 +656,17 @@ static void rdmalock_mb_on_lease(struct rdmalock_membership *mb, u32 node,
 	if (epoch == mb->epoch && le32_to_cpu(msg->coord) == mb->coord &&
 	    (mb->members & BIT(node)))
 		mb->renewed_by[node] = jiffies;
+	/* A proposal of this node's that no one will follow: outbid it. */
+	if (mb->c_epoch && epoch >= mb->c_epoch && le32_to_cpu(msg->coord) != mb->self)
+		mb->c_epoch = 0;
 	spin_unlock_bh(&mb->lock);
+}
+
+/* Under @mb->lock: run the tick now, unless the membership stops. */
+static void rdmalock_mb_kick(struct rdmalock_membership *mb)
+{
+	if (!mb->stopping)
+		mod_delayed_work(mb->tick_wq, &mb->tick, 0);
 }
 
 /* Under @mb->lock: a cluster manager fenced @node. */
@@ -661,25 +722,23 @@ int rdmalock_membership_fence_ack(struct rdmalock_membership *mb, u32 node)
 				rdmalock_mb_send(mb, i, RDMALOCK_MB_MSG_FENCED, 0, 0,
 						 node, 0, 0);
 	}
+	if (!ret)
+		rdmalock_mb_kick(mb);
 	spin_unlock_bh(&mb->lock);
-	if (!ret) {
+	if (!ret)
 		pr_info("%s: node %u fenced by a cluster manager\n", mb->name, node);
-		mod_delayed_work(mb->tick_wq, &mb->tick, 0);
-	}
 	return ret;
 }
 
 /* A member asks the coordinator for a view change: see rdmalock_mb_want(). */
 static void rdmalock_mb_on_recover(struct rdmalock_membership *mb, u32 node)
 {
-	bool kick;
-
 	spin_lock_bh(&mb->lock);
-	kick = mb->member && (mb->view_members & BIT(node));
-	mb->c_wanted |= kick;
+	if (mb->member && (mb->view_members & BIT(node))) {
+		mb->c_wanted = true;
+		rdmalock_mb_kick(mb);
+	}
 	spin_unlock_bh(&mb->lock);
-	if (kick && !READ_ONCE(mb->stopping))
-		mod_delayed_work(mb->tick_wq, &mb->tick, 0);
 }
 
 static void rdmalock_mb_msg(struct rdmalock_fabric *fabric, u32 node, u8 type,
@@ -736,8 +795,27 @@ static bool rdmalock_mb_check_lease(struct rdmalock_membership *mb)
 	mb->member = false;
 	mb->poisoned = true;
 	mb->fences++;
+	/* Under the lock: no commit can open the gate again behind it. */
+	rdmalock_recovery_fence(mb->ls);
 	wake_up_all(&mb->wq);
 	return true;
+}
+
+/*
+ * Under @mb->lock: a view change this node asked for (a failed verb or
+ * claim), or this node, fenced while still connected, asking to be taken
+ * back: sent to the coordinator, the lowest node up, once a second.
+ */
+static void rdmalock_mb_ask_view_change(struct rdmalock_membership *mb, u32 up)
+{
+	if (!mb->member && mb->fences)
+		mb->want_pending = true;
+	if (!mb->want_pending ||
+	    time_before(jiffies, mb->asked + msecs_to_jiffies(MB_RECOVER_MS)))
+		return;
+	mb->asked = jiffies;
+	mb->want_pending = false;
+	rdmalock_mb_send(mb, __ffs(up), RDMALOCK_MB_MSG_RECOVER, 0, 0, 0, 0, 0);
 }
 
 /* Under @mb->lock: the nodes a proposal of this coordinator would have. */
@@ -754,23 +832,20 @@ static u32 rdmalock_mb_target(struct rdmalock_membership *mb, u32 up)
 /* Under @mb->lock: the coordinator's part of a tick. */
 static void rdmalock_mb_coordinate(struct rdmalock_membership *mb, u32 up)
 {
-	u32 target = rdmalock_mb_target(mb, up), silent, i;
+	u32 target = rdmalock_mb_target(mb, up);
 	bool settled;
 
 	/* Only the lowest node that sees no lower one up coordinates. */
 	if (up & GENMASK(mb->self, 0) & ~BIT(mb->self)) {
 		mb->c_epoch = 0;
+		mb->c_wanted = false;
 		return;
 	}
 	if (mb->c_epoch) {
 		if (time_after(jiffies, mb->c_started +
 			       msecs_to_jiffies(MB_PHASE_TIMEOUT_MS) +
 			       (mb->c_phase == MB_PREPARE ? 2 * mb->lease : 0))) {
-			silent = mb->c_members & ~mb->c_acked;
-			for (i = 0; i < mb->num_nodes; i++)
-				if (silent & BIT(i) && i != mb->self)
-					mb->suspect_until[i] = jiffies +
-						msecs_to_jiffies(MB_SUSPECT_MS);
+			rdmalock_mb_suspect(mb, mb->c_members & ~mb->c_acked);
 			mb->c_epoch = 0;
 		} else if (mb->c_members & ~target) {
 			mb->c_epoch = 0;	/* a member went down: start again */
@@ -783,7 +858,7 @@ static void rdmalock_mb_coordinate(struct rdmalock_membership *mb, u32 up)
 	settled = mb->member && mb->view_epoch == mb->epoch &&
 		  mb->view_coord == mb->coord && mb->view_members == target &&
 		  !mb->c_wanted;
-	if (!settled && rdmalock_mb_quorum(target | mb->fenced, mb->num_nodes)) {
+	if (!settled && rdmalock_mb_quorum(target, mb->num_nodes)) {
 		mb->c_wanted = false;
 		rdmalock_mb_propose(mb, target);
 	}
@@ -798,20 +873,22 @@ static void rdmalock_mb_tick(struct work_struct *work)
 	bool fenced;
 
 	spin_lock_bh(&mb->lock);
+	if (mb->stopping) {
+		spin_unlock_bh(&mb->lock);
+		return;
+	}
 	rdmalock_mb_renew(mb, up);
 	fenced = rdmalock_mb_check_lease(mb);
 	rdmalock_mb_coordinate(mb, up);
+	rdmalock_mb_ask_view_change(mb, up);
+	queue_delayed_work(mb->tick_wq, &mb->tick, msecs_to_jiffies(MB_TICK_MS));
 	spin_unlock_bh(&mb->lock);
 	if (fenced) {
 		trace_rdmalock_fence(mb->name, mb->view_epoch, mb->view_coord,
 				     mb->view_members);
 		pr_warn("%s: no quorum renewed this node's lease for %u ms: fenced, its locks are lost\n",
 			mb->name, jiffies_to_msecs(mb->lease));
-		rdmalock_recovery_fence(mb->ls);
 	}
-	if (!READ_ONCE(mb->stopping))
-		queue_delayed_work(mb->tick_wq, &mb->tick,
-				   msecs_to_jiffies(MB_TICK_MS));
 }
 
 /*
@@ -821,16 +898,11 @@ static void rdmalock_mb_tick(struct work_struct *work)
 static void rdmalock_mb_want(void *ctx)
 {
 	struct rdmalock_membership *mb = ctx;
-	u32 coord = U32_MAX;
 
 	spin_lock_bh(&mb->lock);
-	if (mb->member && time_after(jiffies, mb->asked + msecs_to_jiffies(MB_RECOVER_MS))) {
-		mb->asked = jiffies;
-		coord = mb->view_coord;
-	}
+	mb->want_pending = true;
+	rdmalock_mb_kick(mb);
 	spin_unlock_bh(&mb->lock);
-	if (coord != U32_MAX)
-		rdmalock_mb_send(mb, coord, RDMALOCK_MB_MSG_RECOVER, 0, 0, 0, 0, 0);
 }
 
 /**
@@ -903,7 +975,9 @@ int rdmalock_membership_create(struct rdmalock_fabric *fabric,
  */
 void rdmalock_membership_stop(struct rdmalock_membership *mb)
 {
+	spin_lock_bh(&mb->lock);
 	WRITE_ONCE(mb->stopping, true);
+	spin_unlock_bh(&mb->lock);
 	wake_up_all(&mb->wq);
 	wake_up_all(&mb->ls->gate_wq);
 	cancel_delayed_work_sync(&mb->tick);

@@ -34,6 +34,9 @@ enum rdmalock_mb_phase {
 
 /* Survivors wait this long past a departed node's lease: clock drift. */
 #define RDMALOCK_LEASE_MARGIN_MS	1000
+/* A lease is renewed every eighth of it, and looked at every 100 ms. */
+#define RDMALOCK_NODE_LEASE_MIN_MS	1000
+#define RDMALOCK_NODE_LEASE_MAX_MS	600000
 
 int rdmalock_membership_create(struct rdmalock_fabric *fabric,
 			       const struct rdmalock_fabric_attr *attr,

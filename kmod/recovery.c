@@ -63,7 +63,8 @@ static bool rdmalock_gate_try(struct rdmalock_lockspace *ls, int *gate)
 	atomic_inc(&ls->ops);
 	/* Counted before the gate is read; pairs with rdmalock_gate_set(). */
 	smp_mb__after_atomic();
-	*gate = READ_ONCE(ls->gate);
+	/* Acquire: the view's members, written before the gate opened. */
+	*gate = smp_load_acquire(&ls->gate);
 	if (*gate == RDMALOCK_GATE_OPEN)
 		return true;
 	rdmalock_gate_leave(ls);
@@ -154,7 +155,8 @@ void rdmalock_gate_set(struct rdmalock_lockspace *ls, int gate, u32 members)
 		WRITE_ONCE(ls->members, members);
 	else
 		atomic_inc(&ls->gate_gen);
-	WRITE_ONCE(ls->gate, gate);
+	/* Release: the members before the gate; pairs with rdmalock_gate_try(). */
+	smp_store_release(&ls->gate, gate);
 	/* The gate is set before calls are counted; pairs with rdmalock_gate_try(). */
 	smp_mb();
 	rdmalock_gate_wake_waiters(ls);
@@ -215,6 +217,11 @@ void rdmalock_recovery_reset(struct rdmalock_lockspace *ls)
 
 	if (!ls->gated)
 		return;
+	/*
+	 * Abandoned grants that came in after this node quiesced, before the
+	 * others did, see the gate closed and free their descriptors.
+	 */
+	flush_workqueue(ls->wq);
 	for (slot = 0; slot < ls->locks_per_node; slot++) {
 		/* Only the algorithm's words: the torture's stay. */
 		memset(rdmalock_slot_word(ls, rdmalock_table_offset(slot), 0), 0,
@@ -224,7 +231,7 @@ void rdmalock_recovery_reset(struct rdmalock_lockspace *ls)
 	}
 	if (ls->algo->recover_reset)
 		ls->algo->recover_reset(ls);
-	spin_lock(&ls->pool_lock);
+	spin_lock_bh(&ls->pool_lock);
 	for_each_set_bit(idx, ls->used, RDMALOCK_DESC_COUNT) {
 		w = &ls->waiters[idx];
 		if (rdmalock_desc_holds(ls, idx)) {
@@ -238,7 +245,7 @@ void rdmalock_recovery_reset(struct rdmalock_lockspace *ls)
 		if (w->lost)
 			atomic_inc(&ls->recovered);
 	}
-	spin_unlock(&ls->pool_lock);
+	spin_unlock_bh(&ls->pool_lock);
 }
 EXPORT_SYMBOL_IF_KUNIT(rdmalock_recovery_reset);
 
@@ -300,11 +307,11 @@ void rdmalock_recovery_fence(struct rdmalock_lockspace *ls)
 	if (!ls->gated)
 		return;
 	rdmalock_gate_set(ls, RDMALOCK_GATE_OUT, 0);
-	spin_lock(&ls->pool_lock);
+	spin_lock_bh(&ls->pool_lock);
 	for_each_set_bit(idx, ls->used, RDMALOCK_DESC_COUNT)
 		if (READ_ONCE(ls->waiters[idx].held))
 			WRITE_ONCE(ls->waiters[idx].gone, -ENOLCK);
-	spin_unlock(&ls->pool_lock);
+	spin_unlock_bh(&ls->pool_lock);
 }
 EXPORT_SYMBOL_IF_KUNIT(rdmalock_recovery_fence);
 

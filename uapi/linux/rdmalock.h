@@ -457,11 +457,10 @@ struct rdmalock_domain_view {
  *
  * Without it, the survivors recover a departed node's locks only once its
  * node lease has run out on their clocks (RDMALOCK_IOC_DOMAIN_VIEW's
- * @lease_ms, plus a margin). With it, they go on at once, and the fenced
- * node counts toward a quorum until it is a member again: a two-node
- * domain whose node 0 was fenced goes on with node 1. The acknowledgment
- * reaches every member; giving it for a node that is not stopped allows
- * a split brain. When a view change has to wait for a node's lease, each
+ * @lease_ms, plus a margin). With it, they go on at once. It does not
+ * make a quorum of the survivors: a view still needs one. The
+ * acknowledgment reaches every member; giving it for a node that is not
+ * stopped allows a split brain. When a view change has to wait for a node's lease, each
  * member's device sends a KOBJ_CHANGE uevent with RDMALOCK_EVENT=fence,
  * RDMALOCK_DOMAIN, RDMALOCK_NODE and RDMALOCK_EPOCH. Requires
  * CAP_SYS_ADMIN. See Documentation/membership.rst.
