@@ -27,7 +27,54 @@
  * on the home node too, goes through the NIC: the reset is an RDMA CAS
  * like the others.
  *
- * Failure: a holder has a lease. A waiter that sees RelCnt stand still
+ * Recovery through membership views, the default (the lockspace is gated:
+ * membership.rst, recovery.c). No holder has a lease: a holder keeps its
+ * lock however long it holds, and no caller is told -ECONNRESET or
+ * -ETIME. A lock whose holder's node left the view comes back by the view
+ * change:
+ * - Closing the gate wakes every waiter; each wait and poll of ShiftLock
+ *   (a writer's wait for Handover, ModeChanged or the home node's Done, a
+ *   poll of RelCnt or the epoch) ends with -ERESTART and leaves without a
+ *   verb; its descriptor is simply freed, and the lock layer starts the
+ *   call again in the new view. A release that waits (for a successor's
+ *   Successor, or for the home node's Done) leaves the lock to the view
+ *   change and returns 0: the reset frees it, and the holder, which no
+ *   longer holds it, claims nothing. That is safe whether or not its
+ *   request landed; -ERESTART would not be, for a Release the home node
+ *   did would leave two holders to claim the lock.
+ * - The home node does a writer's request (Enqueue, Try, Release) only
+ *   inside its own gate (rdmalock_gate_try_enter()), so the quiesce,
+ *   which waits for every call inside and flushes the jobs queued, knows
+ *   that none touches a word after it; a request that finds the gate
+ *   shut is dropped unanswered: its writer leaves by its own gate.
+ * - Every message carries the low bits of its sender's view epoch; one
+ *   from another view, or that arrives while the gate is shut, is
+ *   dropped: its queue was reset. A writer's descriptor generation
+ *   already protects Handover, ModeChanged and Done within a view.
+ * - Once every member is quiesced, each zeroes its table (words 0..39 of
+ *   each slot), and rdmalock_sl_recover_reset() forgets this node's
+ *   guesses of the words, which the home node's TailId knowledge and
+ *   writers' CAS come from: the home node knows TailId from the word in
+ *   its memory, which is zero, and has no job pending.
+ * - rdmalock_sl_recover_hold() then claims, through the NIC like every
+ *   ShiftLock word operation, each live holder's lock: a writer CASes
+ *   0 into sl_claim_word(), TailId its own, and takes RelCnt 0, epoch 0
+ *   and no writer before it as what its release expects; a reader adds
+ *   itself to RdrCnt, which its release's FAA takes off again. Readers
+ *   and writers never hold together, so a claim that finds the other
+ *   kind (or a writer another writer) reports it, undone, as a second
+ *   holder: that holder is told at unlock that its lock was lost.
+ * - Without a lease, a message that cannot be sent (the fabric gives up
+ *   on it after %SL_SEND_GATED_MS) would leave a queue stalled: the call
+ *   that sent it fails as a verb does (-EIO), and the lock layer asks for
+ *   a view change, which resets the queue.
+ * Timeouts and fatal signals end a call only where it can leave: at the
+ * gate, before its atomic. Once its atomic is done it cannot be abandoned
+ * (§3.10, below): only its grant or a view change ends its wait, and a
+ * call started again by a view change sees its deadline at the gate.
+ *
+ * Failure with lease recovery (RDMALOCK_DOMAIN_F_LEASE_RECOVERY, the
+ * paper's): a holder has a lease. A waiter that sees RelCnt stand still
  * for three leases asks the home node to reset the lock; the home node
  * does it once per era, and only if RelCnt is still what the waiter saw.
  * Waiters that see the leap give up with -ECONNRESET; a holder past its
@@ -57,11 +104,15 @@
 #include <linux/slab.h>
 
 #include "locks.h"
+#include "membership.h"
 #include "rdmalock-pri.h"
 #include "shiftlock.h"
 
 #define SL_POLL_MAX_US		1000
 #define SL_TRY_CAS		4
+
+/* How long a send waits for room in a full send queue, without a lease. */
+#define SL_SEND_GATED_MS	1000
 
 /* Locks homed here whose words the home node changes one at a time. */
 #define SL_HOME_LOCKS		256
@@ -275,8 +326,7 @@ VISIBLE_IF_KUNIT int rdmalock_sl_msg_check(u8 type, const void *payload, u32 len
 	u64 slot_off, first = rdmalock_table_offset(0);
 	u32 home, node, idx, gen;
 
-	if (len != sizeof(*m) || memchr_inv(m->pad, 0, sizeof(m->pad)) ||
-	    m->epoch > 1)
+	if (len != sizeof(*m) || m->pad || m->epoch > 1)
 		return -EINVAL;
 	slot_off = be64_to_cpu(m->slot_off);
 	home = be32_to_cpu(m->home);
@@ -308,6 +358,41 @@ VISIBLE_IF_KUNIT int rdmalock_sl_msg_check(u8 type, const void *payload, u32 len
 	}
 }
 EXPORT_SYMBOL_IF_KUNIT(rdmalock_sl_msg_check);
+
+/**
+ * rdmalock_sl_msg_current() - is a message for the queues of this view?
+ * @gated: the lock recovers through membership views
+ * @shut: the receiver's gate is shut: a view change is under way, or it
+ *	is out of the view
+ * @view: the view the message carries
+ * @mine: the low bits of the receiver's view's epoch
+ *
+ * Return: true to use it. Without views, always: the leases deal with
+ * old messages.
+ */
+VISIBLE_IF_KUNIT bool rdmalock_sl_msg_current(bool gated, bool shut, u16 view,
+					      u16 mine)
+{
+	return !gated || (!shut && view == mine);
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_sl_msg_current);
+
+/**
+ * rdmalock_sl_claim_outcome() - did a holder's claim find the lock its own?
+ * @old: the word the claim's atomic returned: for a writer, its CAS
+ *	expecting 0; for a reader, its FAA adding itself to RdrCnt
+ * @writer: the claim is a writer's
+ *
+ * Return: 0, or -EBUSY when another holder claimed the lock first: a
+ * writer, for a reader; anyone, for a writer.
+ */
+VISIBLE_IF_KUNIT int rdmalock_sl_claim_outcome(u64 old, bool writer)
+{
+	if (writer)
+		return old ? -EBUSY : 0;
+	return sl_tail(old) ? -EBUSY : 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_sl_claim_outcome);
 
 /* The lock word: verbs, and this node's guess of it. */
 
@@ -543,15 +628,42 @@ static u32 rdmalock_sl_me(struct rdmalock_lockspace *ls,
 /* Messages. */
 
 /*
+ * The low bits of the epoch of the view this node committed last, where
+ * the lock recovers through views (its membership is @ls->view_ctx), for
+ * messages to carry and to be checked against; else 0.
+ */
+static u16 rdmalock_sl_view(struct rdmalock_lockspace *ls)
+{
+	struct rdmalock_domain_view v;
+
+	if (!ls->gated || !ls->view_ctx)
+		return 0;
+	rdmalock_membership_view(ls->view_ctx, &v);
+	return (u16)v.epoch;
+}
+
+/* Is message @m for the queues of this node's view? */
+static bool rdmalock_sl_current(struct rdmalock_lockspace *ls,
+				const struct rdmalock_sl_msg *m)
+{
+	return rdmalock_sl_msg_current(ls->gated, rdmalock_gate_shut(ls),
+				       be16_to_cpu(m->view),
+				       rdmalock_sl_view(ls));
+}
+
+/*
  * Sends, waiting a little for room in a full send queue. Not long: the
  * receiver of a hand-over starts its lease when it gets it, and the other
  * waiters' clocks started at the hand-over's atomic, which the top of
- * this file allows two leases of delay.
+ * this file allows two leases of delay. Without leases, longer: a lost
+ * message costs a view change.
  */
 static int rdmalock_sl_send(struct rdmalock_lockspace *ls, u32 node, u8 type,
 			    const struct rdmalock_sl_msg *m)
 {
-	ktime_t end = ktime_add_ns(ktime_get(), sl_ls(ls)->lease / 4);
+	u64 wait = ls->gated ? SL_SEND_GATED_MS * NSEC_PER_MSEC :
+		   sl_ls(ls)->lease / 4;
+	ktime_t end = ktime_add_ns(ktime_get(), wait);
 	int ret;
 
 	for (;;) {
@@ -575,11 +687,15 @@ static void rdmalock_sl_msg_init(struct rdmalock_sl_msg *m,
 	m->home = cpu_to_be32(w->home);
 	m->desc = cpu_to_be32(idx);
 	m->gen = cpu_to_be32(gen);
+	m->view = cpu_to_be16(rdmalock_sl_view(w->ls));
 }
 
-/* Tells the queued writer before us, named by its TailId, that we follow. */
-static void rdmalock_sl_tell_pred(struct rdmalock_lockspace *ls,
-				  struct rdmalock_waiter *w, u32 tail)
+/*
+ * Tells the queued writer before us, named by its TailId, that we follow.
+ * Return: 0, or -EIO where views recover the lock: the message is lost.
+ */
+static int rdmalock_sl_tell_pred(struct rdmalock_lockspace *ls,
+				 struct rdmalock_waiter *w, u32 tail)
 {
 	struct rdmalock_sl_msg m;
 	u32 node, idx;
@@ -587,8 +703,13 @@ static void rdmalock_sl_tell_pred(struct rdmalock_lockspace *ls,
 	sl_tail_desc(tail, &node, &idx);
 	rdmalock_sl_msg_init(&m, w, idx, 0);
 	m.who = cpu_to_be64(w->me);
-	/* If it is lost, the lock stands still and the watch resets it. */
-	rdmalock_sl_send(ls, node, SL_MSG_SUCCESSOR, &m);
+	/*
+	 * If it is lost, the lock stands still: the watch resets it, or,
+	 * without leases, the view change that the failed call asks for.
+	 */
+	if (rdmalock_sl_send(ls, node, SL_MSG_SUCCESSOR, &m) && ls->gated)
+		return -EIO;
+	return 0;
 }
 
 /* Resets a lock that a waiter on node @from saw stand still (Reset). */
@@ -649,19 +770,41 @@ static void rdmalock_sl_finish(struct rdmalock_lockspace *ls, u32 from, u8 type,
 				  be32_to_cpu(req->rel), req->epoch, &old);
 	done.who = cpu_to_be64(old);
 	done.cons = cpu_to_be32(-ret);
-	/* Lost, it leaves the writer waiting, and the lock standing still. */
-	rdmalock_sl_send(ls, from, SL_MSG_DONE, &done);
+	/*
+	 * Lost, it leaves the writer waiting, and the lock standing still:
+	 * without leases, until the view change asked for here.
+	 */
+	if (rdmalock_sl_send(ls, from, SL_MSG_DONE, &done) && ls->gated &&
+	    ls->want_view_change)
+		ls->want_view_change(ls->view_ctx);
 }
 
 static void rdmalock_sl_job_fn(struct work_struct *work)
 {
 	struct rdmalock_sl_job *job = container_of(work, struct rdmalock_sl_job,
 						   work);
+	struct rdmalock_lockspace *ls = job->ls;
 
-	if (job->type == SL_MSG_RESET)
-		rdmalock_sl_reset(job->ls, job->from, &job->m);
-	else
-		rdmalock_sl_finish(job->ls, job->from, job->type, &job->m);
+	if (!ls->gated) {
+		if (job->type == SL_MSG_RESET)
+			rdmalock_sl_reset(ls, job->from, &job->m);
+		else
+			rdmalock_sl_finish(ls, job->from, job->type, &job->m);
+		kfree(job);
+		return;
+	}
+	/*
+	 * Inside the gate, where the quiesce of a view change waits for it:
+	 * no word changes once the gate is shut. A request of another view,
+	 * or one that finds the gate shut, is dropped: the view change
+	 * resets the word, and its writer leaves by its own gate. There are
+	 * no resets without leases.
+	 */
+	if (rdmalock_gate_try_enter(ls)) {
+		if (job->type != SL_MSG_RESET && rdmalock_sl_current(ls, &job->m))
+			rdmalock_sl_finish(ls, job->from, job->type, &job->m);
+		rdmalock_gate_leave(ls);
+	}
 	kfree(job);
 }
 
@@ -699,6 +842,8 @@ static void rdmalock_sl_deliver(struct rdmalock_lockspace *ls, u8 type,
 	u32 cur_gen = READ_ONCE(w->gen);
 	unsigned int event;
 
+	if (!rdmalock_sl_current(ls, m))
+		return;	/* for a queue a view change has reset */
 	if (!test_bit(idx, ls->used) || !READ_ONCE(sl_w(w)->writer) ||
 	    READ_ONCE(w->home) != be32_to_cpu(m->home) ||
 	    READ_ONCE(w->slot_off) != be64_to_cpu(m->slot_off) ||
@@ -758,6 +903,22 @@ static void rdmalock_sl_msg_handle(struct rdmalock_fabric *fabric, u32 node,
 
 /* Failure detection. */
 
+/*
+ * A waiter or a holder found the lock reset. Without leases nothing
+ * resets a lock under its queue but a view change, which every waiter
+ * leaves before: the word is corrupt, and a view change, which the lock
+ * layer asks for after a failed verb, resets it.
+ */
+static int rdmalock_sl_reset_seen(struct rdmalock_lockspace *ls,
+				  struct rdmalock_waiter *w)
+{
+	if (!ls->gated)
+		return -ECONNRESET;
+	pr_err_ratelimited("%s: lock slot %#llx at node %u: RelCnt leapt with no lease\n",
+			   ls->name, w->slot_off, w->home);
+	return -EIO;
+}
+
 /* Starts watching the lock for progress, from the word an atomic returned. */
 static void rdmalock_sl_watch_start(struct rdmalock_waiter *w, u64 word)
 {
@@ -802,6 +963,8 @@ static void rdmalock_sl_ask_reset(struct rdmalock_lockspace *ls,
  * rounded up to whole jiffies, and the READ after it, can take when the
  * lease is a few jiffies long.
  *
+ * Without leases (views recover the lock) it only reads the word.
+ *
  * Return: 0, -ECONNRESET when the lock was reset, or a verb's error.
  */
 static int rdmalock_sl_watch(struct rdmalock_lockspace *ls,
@@ -816,6 +979,8 @@ static int rdmalock_sl_watch(struct rdmalock_lockspace *ls,
 		return ret;
 	*word = line[0];
 	WRITE_ONCE(*rdmalock_sl_guess(ls, w->home, w->slot_off), line[0]);
+	if (ls->gated)
+		return 0;
 	/* An odd era is a reset under way, which may yet fail: wait for it. */
 	if (!(line[1] & 1)) {
 		if (sl_w(w)->era_known && line[1] != sl_w(w)->era)
@@ -846,7 +1011,8 @@ static int rdmalock_sl_watch(struct rdmalock_lockspace *ls,
 /*
  * Polls the word until @poll admits the waiter. Its lease starts no later
  * than the READ before the one that admitted it, since the change came
- * after that one; or @since, when the first READ admits it.
+ * after that one; or @since, when the first READ admits it. A view change
+ * (the gate shut) ends it before the next READ, with -ERESTART.
  */
 static int rdmalock_sl_poll(struct rdmalock_lockspace *ls,
 			    struct rdmalock_waiter *w, u32 arg,
@@ -860,6 +1026,10 @@ static int rdmalock_sl_poll(struct rdmalock_lockspace *ls,
 	int ret;
 
 	for (;;) {
+		if (READ_ONCE(ls->closed))
+			return -ESHUTDOWN;
+		if (rdmalock_gate_shut(ls))
+			return -ERESTART;
 		prev = issued;
 		issued = ktime_get();
 		prev_rel = sl_w(w)->seen_rel;
@@ -868,13 +1038,11 @@ static int rdmalock_sl_poll(struct rdmalock_lockspace *ls,
 			return ret;
 		switch (poll(cur, arg, prev_rel)) {
 		case SL_RESET:
-			return -ECONNRESET;
+			return rdmalock_sl_reset_seen(ls, w);
 		case SL_ADMITTED:
 			sl_w(w)->lease_start = prev;
 			return 0;
 		}
-		if (READ_ONCE(ls->closed))
-			return -ESHUTDOWN;
 		usleep_range(us, us * 2);
 		us = min(us * 2, SL_POLL_MAX_US);
 	}
@@ -885,7 +1053,10 @@ static int rdmalock_sl_reader_poll_fn(u64 cur, u32 epoch, u32 prev_rel)
 	return rdmalock_sl_reader_poll(cur, epoch, prev_rel);
 }
 
-/* Sleeps until one of @events, looking at the lock each half lease. */
+/*
+ * Sleeps until one of @events, looking at the lock each half lease; without
+ * leases, until one of them or a view change (-ERESTART).
+ */
 static int rdmalock_sl_wait_msg(struct rdmalock_lockspace *ls,
 				struct rdmalock_waiter *w, unsigned long events)
 {
@@ -894,6 +1065,8 @@ static int rdmalock_sl_wait_msg(struct rdmalock_lockspace *ls,
 	u64 cur;
 	int ret;
 
+	if (ls->gated)
+		return rdmalock_wait_event(ls, w, events, &rdmalock_forever);
 	for (;;) {
 		how.deadline = jiffies + half;
 		ret = rdmalock_wait_event(ls, w, events, &how);
@@ -909,10 +1082,14 @@ static int rdmalock_sl_wait_msg(struct rdmalock_lockspace *ls,
  * Ends an acquisition that failed, other than by a trylock finding the
  * lock taken. A writer may be in the queue and named by a successor's
  * message: its descriptor is never reused. A reader is named nowhere.
+ * For a view change (-ERESTART) neither matters: the queue is reset, and
+ * messages of the old view are dropped.
  */
 static int rdmalock_sl_fail(struct rdmalock_lockspace *ls,
 			    struct rdmalock_waiter *w, int err)
 {
+	if (err == -ERESTART)
+		return rdmalock_acq_fail(ls, w, err);
 	w->lost = sl_w(w)->writer;
 	rdmalock_desc_free(ls, w);
 	return err;
@@ -950,10 +1127,12 @@ static int rdmalock_sl_acquire_read(struct rdmalock_lockspace *ls,
 	return 0;
 }
 
+/* Without leases (views recover the lock), never. */
 static bool rdmalock_sl_lease_over(struct rdmalock_lockspace *ls,
 				   struct rdmalock_waiter *w)
 {
-	return ktime_sub(ktime_get(), sl_w(w)->lease_start) > sl_ls(ls)->lease;
+	return !ls->gated &&
+	       ktime_sub(ktime_get(), sl_w(w)->lease_start) > sl_ls(ls)->lease;
 }
 
 static int rdmalock_sl_release_read(struct rdmalock_lockspace *ls,
@@ -970,7 +1149,8 @@ static int rdmalock_sl_release_read(struct rdmalock_lockspace *ls,
 
 /*
  * Asks the home node to do a request (Enqueue, Try or Release), and
- * waits for the word its last atomic returned.
+ * waits for the word its last atomic returned; -ERESTART when a view
+ * change comes first, whether or not the home node did it.
  */
 static int rdmalock_sl_delegate(struct rdmalock_lockspace *ls,
 				struct rdmalock_waiter *w, u8 type, u64 *old)
@@ -984,8 +1164,9 @@ static int rdmalock_sl_delegate(struct rdmalock_lockspace *ls,
 	/* A writer's enqueue and its release may each ask: one at a time. */
 	clear_bit(SL_EV_DONE, &w->events);
 	ret = rdmalock_sl_send(ls, w->home, type, &m);
+	/* Without leases, as a failed verb: a view change is asked for. */
 	if (ret)
-		return ret;
+		return ls->gated ? -EIO : ret;
 	atomic64_inc(&ls->delegated);
 	/*
 	 * A reset before the home node does the request is no concern of
@@ -1098,8 +1279,8 @@ static int rdmalock_sl_acquire_write(struct rdmalock_lockspace *ls,
 	rdmalock_sl_watch_start(w, old);
 	switch (rdmalock_sl_after_enqueue(old, &target)) {
 	case SL_BEHIND_WRITER:
-		rdmalock_sl_tell_pred(ls, w, sl_tail(old));
-		ret = rdmalock_sl_wait_pred(ls, w);
+		ret = rdmalock_sl_tell_pred(ls, w, sl_tail(old)) ?:
+		      rdmalock_sl_wait_pred(ls, w);
 		break;
 	case SL_BEHIND_READERS:
 		ret = rdmalock_sl_poll(ls, w, target, rdmalock_sl_writer_poll,
@@ -1134,11 +1315,17 @@ static int rdmalock_sl_release_alone(struct rdmalock_lockspace *ls,
 					     sl_ls(ls)->writer_cas, &old);
 	if (ret == -EAGAIN)
 		ret = rdmalock_sl_delegate(ls, w, SL_MSG_RELEASE, &old);
+	/*
+	 * A view change came while the home node may have done it, or not:
+	 * the view change frees the lock either way (the top of this file).
+	 */
+	if (ret == -ERESTART)
+		return READ_ONCE(w->gone);
 	if (ret)
 		return ret;
 	switch (rdmalock_sl_release_outcome(old, sl->cur_rel, sl->epoch, me)) {
 	case SL_RESET:
-		return -ECONNRESET;
+		return rdmalock_sl_reset_seen(ls, w);
 	case SL_QUEUED:
 		*queued = true;
 		break;
@@ -1170,7 +1357,7 @@ static int rdmalock_sl_pass(struct rdmalock_lockspace *ls,
 	if (sl_rel(old) != sl->cur_rel || sl_epoch(old) != sl->epoch) {
 		pr_err_ratelimited("%s: lock slot %#llx was reset under a holder in its lease\n",
 				   ls->name, w->slot_off);
-		return -ECONNRESET;
+		return rdmalock_sl_reset_seen(ls, w);
 	}
 	/* Checked when its Successor came; a NO_NODE would fail the send. */
 	rdmalock_desc_decode(sl->succ, ls->num_nodes, &node, &idx, &gen);
@@ -1183,8 +1370,14 @@ static int rdmalock_sl_pass(struct rdmalock_lockspace *ls,
 		m.rel = cpu_to_be32(sl->cur_rel + 1);
 		m.cons = cpu_to_be32(sl->cons + 1);
 	}
-	/* Lost, it leaves the lock standing still, and the watch resets it. */
-	rdmalock_sl_send(ls, node, flip ? SL_MSG_MODE_CHANGED : SL_MSG_HANDOVER, &m);
+	/*
+	 * Lost, it leaves the lock standing still, and the watch resets it;
+	 * without leases, the view change the lock layer asks for after
+	 * this failed release.
+	 */
+	if (rdmalock_sl_send(ls, node, flip ? SL_MSG_MODE_CHANGED : SL_MSG_HANDOVER,
+			     &m) && ls->gated)
+		return -EIO;
 	return 0;
 }
 
@@ -1206,8 +1399,21 @@ static int rdmalock_sl_release_write(struct rdmalock_lockspace *ls,
 		ret = rdmalock_sl_release_alone(ls, w, &queued);
 		if (ret || !queued)
 			return ret;
-		/* Its Successor message is on the way; a failed one never sends. */
-		ret = rdmalock_wait_event(ls, w, BIT(RDMALOCK_EV_LINK), &how);
+		/*
+		 * Its Successor message is on the way; a failed one never
+		 * sends. Without leases, a failed one asks for a view change,
+		 * which, like any, frees the lock, the successor gone.
+		 */
+		if (ls->gated) {
+			ret = rdmalock_wait_event(ls, w, BIT(RDMALOCK_EV_LINK),
+						  &rdmalock_forever);
+			if (ret == -ERESTART)
+				return READ_ONCE(w->gone);
+			if (ret)
+				return ret;
+		} else {
+			ret = rdmalock_wait_event(ls, w, BIT(RDMALOCK_EV_LINK), &how);
+		}
 		if (ret) {
 			w->lost = true;
 			return ret == -ETIMEDOUT ? 0 : ret;
@@ -1306,6 +1512,65 @@ static void rdmalock_sl_detach(struct rdmalock_lockspace *ls)
 	kvfree(sls->guess);
 }
 
+/*
+ * A view change reset this node's table: every word of a lock homed here
+ * is 0, and no request of a writer is under way or queued (the quiesce
+ * flushed them; later ones find the gate shut). What this node knows of
+ * the words, its guesses, goes too: a guess of 0 is what a CAS should now
+ * expect, here and, once the other homes have reset theirs, elsewhere.
+ */
+static void rdmalock_sl_recover_reset(struct rdmalock_lockspace *ls)
+{
+	struct rdmalock_sl_ls *sls = sl_ls(ls);
+	u64 i, n = (u64)ls->num_nodes * ls->locks_per_node;
+
+	for (i = 0; i < n; i++)
+		WRITE_ONCE(sls->guess[i], 0);
+}
+
+/*
+ * Claims @w's lock, which it holds, at its home once every table is
+ * reset: as if it had just taken it with nobody else about. A writer
+ * swaps itself in as TailId and knows the word it installed, which its
+ * release's CAS or FAA expects; a reader counts itself in RdrCnt, which
+ * its release's FAA counts out. Its successor, if it had one, has left.
+ */
+static int rdmalock_sl_recover_hold(struct rdmalock_lockspace *ls,
+				    struct rdmalock_waiter *w)
+{
+	struct rdmalock_sl *sl = sl_w(w);
+	bool writer = w->mode != RDMALOCK_MODE_SH;
+	u64 old;
+	int ret;
+
+	if (!writer) {
+		ret = rdmalock_sl_faa(ls, w->home, w->slot_off, SL_ADD_READER, &old);
+		if (ret)
+			return ret;
+		ret = rdmalock_sl_claim_outcome(old, false);
+		/* A writer claimed it: take this reader out again. */
+		if (ret)
+			rdmalock_sl_faa(ls, w->home, w->slot_off, -SL_ADD_READER,
+					&old);
+		return ret;
+	}
+	ret = rdmalock_sl_cas(ls, w->home, w->slot_off, 0,
+			      sl_claim_word(rdmalock_sl_me(ls, w)), &old);
+	if (ret)
+		return ret;
+	ret = rdmalock_sl_claim_outcome(old, true);
+	if (ret)
+		return ret;
+	sl->cur_rel = sl_rel(sl_claim_word(0));
+	sl->epoch = sl_epoch(sl_claim_word(0));
+	sl->cons = 0;
+	sl->succ = 0;
+	clear_bit(RDMALOCK_EV_LINK, &w->events);
+	clear_bit(SL_EV_MODE, &w->events);
+	clear_bit(SL_EV_DONE, &w->events);
+	return 0;
+}
+
 /* A late message must not find a writer here once the descriptor is free. */
 static void rdmalock_sl_end(struct rdmalock_lockspace *ls,
 			    struct rdmalock_waiter *w)
@@ -1326,4 +1591,6 @@ const struct rdmalock_algo rdmalock_shiftlock_algo = {
 	.end = rdmalock_sl_end,
 	.acquire = rdmalock_sl_acquire,
 	.release = rdmalock_sl_release,
+	.recover_hold = rdmalock_sl_recover_hold,
+	.recover_reset = rdmalock_sl_recover_reset,
 };

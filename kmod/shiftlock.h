@@ -75,6 +75,9 @@ static_assert(SL_MSG_LAST < RDMALOCK_MSG_TYPES);
  *	the home node's work (EAGAIN: Try found the lock taken)
  * @epoch: Handover, ModeChanged, Release: the lock's epoch
  * @pad: zero
+ * @view: where the lock recovers through membership views, the low bits
+ *	of the sender's view's epoch, else 0: a message from an older view
+ *	is for queues that view changes have reset, and is dropped
  *
  * Enqueue, Try and Release ask the lock's home node to change TailId for
  * a writer: swap it in, swap it in only if the lock is free, or clear it
@@ -89,7 +92,8 @@ struct rdmalock_sl_msg {
 	__be32 rel;
 	__be32 cons;
 	u8 epoch;
-	u8 pad[3];
+	u8 pad;
+	__be16 view;
 };
 
 static_assert(sizeof(struct rdmalock_sl_msg) == 40);
@@ -172,6 +176,15 @@ static inline u64 sl_add_release(bool epoch, u32 me)
 	return sl_add_flip(epoch) - me;
 }
 
+/*
+ * What a writer holder claims at the lock's home in a view change, the
+ * table reset (all zero): itself as TailId, nobody queued, no reader.
+ */
+static inline u64 sl_claim_word(u32 me)
+{
+	return sl_word(0, false, 0, me);
+}
+
 /* What a reset leaves: RelCnt leapt, nothing else. */
 static inline u64 sl_reset_word(u64 word)
 {
@@ -187,6 +200,8 @@ bool rdmalock_sl_must_flip(u32 cons, u32 batch);
 bool rdmalock_sl_reset_ok(u64 era, u64 req_era, u64 cur, u32 req_rel);
 int rdmalock_sl_msg_check(u8 type, const void *payload, u32 len,
 			  u32 num_nodes, u32 locks_per_node, u32 self);
+bool rdmalock_sl_msg_current(bool gated, bool shut, u16 view, u16 mine);
+int rdmalock_sl_claim_outcome(u64 old, bool writer);
 #endif
 
 #endif /* RDMALOCK_SHIFTLOCK_H */

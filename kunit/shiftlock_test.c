@@ -290,8 +290,12 @@ static void msg_each_bad_field_is_rejected(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, msg_check(SL_MSG_HANDOVER, &m, sizeof(m) - 1), -EINVAL);
 	KUNIT_EXPECT_EQ(test, msg_check(SL_MSG_RESET - 4, &m, sizeof(m)), -EINVAL);
 	KUNIT_EXPECT_EQ(test, msg_check(SL_MSG_TRY + 1, &m, sizeof(m)), -EINVAL);
-	m.pad[2] = 1;
+	m.pad = 1;
 	KUNIT_EXPECT_EQ(test, msg_check(SL_MSG_HANDOVER, &m, sizeof(m)), -EINVAL);
+	/* Any view passes the check; the receiver compares it with its own. */
+	msg_fill(&m);
+	m.view = cpu_to_be16(U16_MAX);
+	KUNIT_EXPECT_EQ(test, msg_check(SL_MSG_HANDOVER, &m, sizeof(m)), 0);
 	msg_fill(&m);
 	m.epoch = 2;
 	KUNIT_EXPECT_EQ(test, msg_check(SL_MSG_HANDOVER, &m, sizeof(m)), -EINVAL);
@@ -327,6 +331,101 @@ static void msg_each_bad_field_is_rejected(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, msg_check(SL_MSG_DONE, &m, sizeof(m)), 0);
 }
 
+/*
+ * Recovery through views: a message of another view, or one that comes
+ * while the gate is shut, is for a queue the view change reset; under
+ * leases there are no views, and every message counts.
+ */
+static void msg_of_another_view_is_dropped(struct kunit *test)
+{
+	KUNIT_EXPECT_TRUE(test, rdmalock_sl_msg_current(true, false, 7, 7));
+	KUNIT_EXPECT_FALSE(test, rdmalock_sl_msg_current(true, false, 6, 7));
+	KUNIT_EXPECT_FALSE(test, rdmalock_sl_msg_current(true, false, 8, 7));
+	KUNIT_EXPECT_FALSE(test, rdmalock_sl_msg_current(true, true, 7, 7));
+	/* The epoch's low bits wrap; only equality counts. */
+	KUNIT_EXPECT_TRUE(test, rdmalock_sl_msg_current(true, false, 0, 0));
+	KUNIT_EXPECT_FALSE(test, rdmalock_sl_msg_current(true, false, U16_MAX, 0));
+	KUNIT_EXPECT_TRUE(test, rdmalock_sl_msg_current(false, false, 6, 7));
+	KUNIT_EXPECT_TRUE(test, rdmalock_sl_msg_current(false, true, 6, 7));
+}
+
+/*
+ * A writer holder claims, on the reset (zero) word, itself as TailId with
+ * RelCnt 0 and epoch 0, which its release expects: a release with no
+ * successor clears TailId, counts itself and flips the epoch, whichever
+ * readers came meanwhile; one with a successor finds it queued.
+ */
+static void claimed_writer_releases_as_it_expects(struct kunit *test)
+{
+	const u32 me = sl_tail_id(2, 9), other = sl_tail_id(0, 3);
+	u64 w = sl_claim_word(me);
+	u32 target = 0;
+
+	KUNIT_EXPECT_EQ(test, sl_tail(w), me);
+	KUNIT_EXPECT_EQ(test, sl_rdr(w), 0);
+	KUNIT_EXPECT_EQ(test, sl_rel(w), 0);
+	KUNIT_EXPECT_FALSE(test, sl_epoch(w));
+	KUNIT_EXPECT_EQ(test, rdmalock_sl_claim_outcome(0, true), 0);
+	KUNIT_EXPECT_EQ(test, rdmalock_sl_release_outcome(w, 0, false, me), SL_MINE);
+	/* Readers that came after the claim wait for it; its release admits them. */
+	w += 3 * SL_ADD_READER;
+	KUNIT_EXPECT_EQ(test, rdmalock_sl_release_outcome(w, 0, false, me), SL_MINE);
+	KUNIT_EXPECT_EQ(test, w + sl_add_release(false, me), sl_word(1, true, 3, 0));
+	KUNIT_EXPECT_EQ(test, rdmalock_sl_reader_poll(w + sl_add_release(false, me),
+						      false, 0), SL_ADMITTED);
+	/* A writer that queued after it waits for its hand-over. */
+	KUNIT_EXPECT_EQ(test, rdmalock_sl_after_enqueue(w, &target), SL_BEHIND_WRITER);
+	w += sl_add_enqueue(me, other);
+	KUNIT_EXPECT_EQ(test, rdmalock_sl_release_outcome(w, 0, false, me), SL_QUEUED);
+	KUNIT_EXPECT_EQ(test, w + SL_ADD_HANDOVER, sl_word(1, false, 3, other));
+}
+
+/*
+ * Reader holders claim by counting themselves in RdrCnt; their releases
+ * count them out, and a writer that queues behind them waits for exactly
+ * those releases.
+ */
+static void claimed_readers_release_as_they_expect(struct kunit *test)
+{
+	u64 w = 0, old;
+	u32 target = 0;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		old = w;
+		w += SL_ADD_READER;
+		KUNIT_EXPECT_EQ(test, rdmalock_sl_claim_outcome(old, false), 0);
+	}
+	KUNIT_EXPECT_EQ(test, w, sl_word(0, false, 3, 0));
+	KUNIT_EXPECT_EQ(test, rdmalock_sl_after_enqueue(w, &target), SL_BEHIND_READERS);
+	KUNIT_EXPECT_EQ(test, target, 3);
+	for (i = 0; i < 3; i++) {
+		KUNIT_EXPECT_EQ(test, rdmalock_sl_writer_poll(w, target, sl_rel(w)), SL_WAIT);
+		w += SL_ADD_READER_DONE;
+	}
+	KUNIT_EXPECT_EQ(test, rdmalock_sl_writer_poll(w, target, 0), SL_ADMITTED);
+	KUNIT_EXPECT_EQ(test, w, sl_word(3, false, 0, 0));
+}
+
+/*
+ * Readers and writers never hold together, nor two writers: a claim that
+ * finds the other kind reports a second holder (and a reader's is undone).
+ */
+static void claim_finds_a_second_holder(struct kunit *test)
+{
+	const u32 me = sl_tail_id(1, 4);
+	u64 w;
+
+	KUNIT_EXPECT_EQ(test, rdmalock_sl_claim_outcome(sl_claim_word(me), true), -EBUSY);
+	KUNIT_EXPECT_EQ(test, rdmalock_sl_claim_outcome(sl_word(0, false, 1, 0), true),
+			-EBUSY);
+	KUNIT_EXPECT_EQ(test, rdmalock_sl_claim_outcome(sl_claim_word(me), false), -EBUSY);
+	KUNIT_EXPECT_EQ(test, rdmalock_sl_claim_outcome(sl_word(0, false, 2, 0), false), 0);
+	/* The undo: the reader's FAA taken back leaves the writer's word. */
+	w = sl_claim_word(me) + SL_ADD_READER;
+	KUNIT_EXPECT_EQ(test, w + (u64)-SL_ADD_READER, sl_claim_word(me));
+}
+
 static void msg_random_never_crashes(struct kunit *test)
 {
 	u8 *buf = kunit_kmalloc(test, 2 * sizeof(struct rdmalock_sl_msg), GFP_KERNEL);
@@ -357,6 +456,10 @@ static struct kunit_case rdmalock_shiftlock_cases[] = {
 	KUNIT_CASE(msg_valid_is_accepted),
 	KUNIT_CASE(msg_each_bad_field_is_rejected),
 	KUNIT_CASE(msg_random_never_crashes),
+	KUNIT_CASE(msg_of_another_view_is_dropped),
+	KUNIT_CASE(claimed_writer_releases_as_it_expects),
+	KUNIT_CASE(claimed_readers_release_as_they_expect),
+	KUNIT_CASE(claim_finds_a_second_holder),
 	{}
 };
 

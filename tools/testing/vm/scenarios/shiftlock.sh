@@ -9,28 +9,40 @@
 # home node queueing writers (the default) and with writers' own CAS;
 # failed atomics per acquisition under one hot lock at 50% reads, over
 # every node's acquisitions, at most 0.1, beside the cas baseline's; a writer is not
-# starved by a stream of readers, nor a reader by a stream of writers;
-# and the last node dies holding a write lock, and queued between two
-# writers for another: the others get both locks after the leases, and
-# a torture among them afterwards is exact.
+# starved by a stream of readers, nor a reader by a stream of writers.
+#
+# The torture, the verbs and the streams run on domains that recover
+# through membership views, the default, with the default 10 ms lease,
+# which then means nothing: a writer holds a lock for HOLD_S s, 300
+# leases, while writers and readers of every node wait for it; it keeps
+# it, its unlock returns 0, and every waiter is granted after it let go,
+# none failing (no ECONNRESET, no ETIME). Then the last node dies holding
+# a write lock of such a domain: the survivors get it after the view
+# change, with no error.
+#
+# The paper's lease recovery (--lease-recovery): the last node dies
+# holding a write lock, and queued between two writers for another: the
+# others get both locks after the leases, and a torture among them
+# afterwards is exact.
 . ./lib.sh
 
 : "${TORTURE_MS:=1500}"
 THREADS=4
-# Leases: long enough that no holder outlives one on a loaded TCG guest
-# of the debug kernel, where "rdmalockctl lock ... -- true" alone holds
-# for hundreds of milliseconds; the failure domain's is shorter.
-# On the debug kernel, under the 100-lock torture, a writer's request to
-# the home node alone (two messages and a loopback FAA) took up to 1.8 s
-# on a free lock, and a few holders outlived 5 s.
-TORTURE_LEASE_MS=5000
-[ ! -e "$KMEMLEAK" ] || TORTURE_LEASE_MS=15000
 FAIL_LEASE_MS=2000
 # Long enough for a queue of three to form, across nodes, behind a
 # holder that holds until the node queued behind it is dead: on the
 # debug kernel that took longer than 10 s.
 MID_LEASE_MS=10000
 [ ! -e "$KMEMLEAK" ] || MID_LEASE_MS=30000
+# The slow holder: lock 1 of dom-hold, homed on node 1, held by node 0.
+HOLD_S=3
+HOLD_LOCK=1
+# The lock the victim dies holding, homed on node 0, and how long after
+# its death the survivors must have it: heartbeat timeout 5 s, node lease
+# 4 s, margin 1 s, and slack for the view change (membership.rst).
+DEAD_LOCK=3
+DEAD_BOUND=$((5 + 4 + 1 + 20))
+[ ! -e "$KMEMLEAK" ] || DEAD_BOUND=$((5 + 4 + 1 + 60))
 READS="0 50 95"
 # The debug kernel (the one with kmemleak) is about ten times slower.
 [ ! -e "$KMEMLEAK" ] || READS="0 95"
@@ -46,24 +58,25 @@ ctl() { rdmalockctl "$@"; }
 
 create_domains() {
 	ctl domain create dom-shift --node-id "$VMTEST_NODE" --nodes "$VMTEST_NODES" \
-		--key-file "$(key_file)" --algo shiftlock --port 7211 --locks-per-node 64 \
-		--lease-ms $TORTURE_LEASE_MS &&
+		--key-file "$(key_file)" --algo shiftlock --port 7211 --locks-per-node 64 &&
 	ctl domain create dom-fail --node-id "$VMTEST_NODE" --nodes "$VMTEST_NODES" \
 		--key-file "$(key_file)" --algo shiftlock --port 7212 --locks-per-node 8 \
-		--lease-ms $FAIL_LEASE_MS &&
+		--lease-ms $FAIL_LEASE_MS --lease-recovery &&
 	ctl domain create dom-mid --node-id "$VMTEST_NODE" --nodes "$VMTEST_NODES" \
 		--key-file "$(key_file)" --algo shiftlock --port 7214 --locks-per-node 8 \
-		--lease-ms $MID_LEASE_MS &&
+		--lease-ms $MID_LEASE_MS --lease-recovery &&
 	ctl domain create dom-wcas --node-id "$VMTEST_NODE" --nodes "$VMTEST_NODES" \
 		--key-file "$(key_file)" --algo shiftlock --port 7215 --locks-per-node 8 \
-		--writer-cas 1 --lease-ms $TORTURE_LEASE_MS &&
+		--writer-cas 1 &&
 	ctl domain create dom-cas --node-id "$VMTEST_NODE" --nodes "$VMTEST_NODES" \
-		--key-file "$(key_file)" --algo cas --port 7213 --locks-per-node 8
+		--key-file "$(key_file)" --algo cas --port 7213 --locks-per-node 8 &&
+	ctl domain create dom-hold --node-id "$VMTEST_NODE" --nodes "$VMTEST_NODES" \
+		--key-file "$(key_file)" --algo shiftlock --port 7216 --locks-per-node 8
 }
 
 domains_up() {
 	domain_up dom-shift && domain_up dom-fail && domain_up dom-mid &&
-		domain_up dom-wcas && domain_up dom-cas
+		domain_up dom-wcas && domain_up dom-cas && domain_up dom-hold
 }
 
 torture_all() {
@@ -170,6 +183,94 @@ stream() {
 	echo no >/www/streaming
 }
 
+# hold_waiter TAG [--shared]: in the background, wait with no timeout
+# for HOLD_LOCK of dom-hold; once granted, check that node 0's holder had
+# begun to let go (it publishes hold-releasing first), and unlock.
+hold_waiter() {
+	local f="/tmp/hw-$1"
+
+	shift
+	rm -f "$f.out" "$f.rc"
+	{
+		timeout 300 rdmalockctl lock dom-hold $HOLD_LOCK "$@" -- \
+			wget -q -O /dev/null "http://$(node_addr 0)/hold-releasing" \
+			>"$f.out" 2>&1
+		echo $? >"$f.rc"
+	} &
+}
+
+# hold_waited TAG: waiter TAG was granted after the holder let go, and
+# neither its lock nor its unlock failed.
+hold_waited() {
+	local f="/tmp/hw-$1"
+
+	retry 120 test -s "$f.rc" || { echo "waiter $1 did not end" >&2; return 1; }
+	echo "waiter $1, exit status $(cat "$f.rc"):" >&2
+	cat "$f.out" >&2
+	[ "$(cat "$f.rc")" -eq 0 ] && grep -q '^unlocked ' "$f.out" &&
+		! grep -Eq 'reset|Timer expired|timed out' "$f.out"
+}
+
+# The slow holder: node 0 holds HOLD_LOCK for HOLD_S s while every node
+# queues a writer and a reader for it (rc in /tmp/slow-holder.rc).
+slow_holder() {
+	local rc=1
+
+	hold_lock slow dom-hold $HOLD_LOCK
+	if hold_started slow 60; then
+		: >/www/hold-held
+		sleep "$HOLD_S"
+		: >/www/hold-releasing
+		hold_unlocked slow && rc=0
+	fi
+	echo $rc >/tmp/slow-holder.rc
+}
+
+# slow_held: the slow holder kept its lock and its unlock returned 0.
+slow_held() {
+	retry 120 test -s /tmp/slow-holder.rc || return 1
+	cat /tmp/slow-holder >&2
+	[ "$(cat /tmp/slow-holder.rc)" -eq 0 ]
+}
+
+# victim_holds_dead_lock: the victim takes DEAD_LOCK of dom-hold and
+# holds it until it dies.
+victim_holds_dead_lock() {
+	hold_lock dead dom-hold $DEAD_LOCK && hold_started dead 60 &&
+		: >/www/dead-held
+}
+
+# victim_gone: the victim answers no ping any more.
+victim_gone() { ! ping -c 1 -W 1 "$(node_addr "$victim")" >/dev/null 2>&1; }
+
+# dead_lock_waiter: in the background, once the victim is gone, this
+# survivor takes DEAD_LOCK with no error, and notes how long after.
+dead_lock_waiter() {
+	rm -f /tmp/dead-waiter.rc
+	{
+		rc=1
+		if retry 60 victim_gone; then
+			start=$(date +%s)
+			timeout $((DEAD_BOUND + 60)) rdmalockctl lock dom-hold $DEAD_LOCK \
+				--timeout $((DEAD_BOUND * 1000)) -- true && rc=0
+			echo "granted after $(($(date +%s) - start)) s"
+		fi
+		echo $rc >/tmp/dead-waiter.rc
+	} >/tmp/dead-waiter 2>&1 &
+}
+
+# dead_lock_regained: the dead holder's lock was granted to this
+# survivor, with no error, within DEAD_BOUND s of the victim's silence.
+dead_lock_regained() {
+	local secs
+
+	retry $((DEAD_BOUND + 120)) test -s /tmp/dead-waiter.rc || return 1
+	cat /tmp/dead-waiter >&2
+	secs=$(sed -n 's/^granted after \([0-9]*\) s$/\1/p' /tmp/dead-waiter)
+	[ "$(cat /tmp/dead-waiter.rc)" -eq 0 ] && ! grep -Eq 'reset|Timer expired' /tmp/dead-waiter &&
+		[ "${secs:-999}" -le "$DEAD_BOUND" ]
+}
+
 # published NODE NAME: node NODE has published NAME.
 published() { retry 30 wget -q -O /dev/null "http://$(node_addr "$1")/$2"; }
 
@@ -231,18 +332,37 @@ lock_after_reset() {
 }
 
 case $VMTEST_NODE in
-0) tap_plan $((12 + TORTURE_TESTS)) ;;
-1) tap_plan $((15 + TORTURE_TESTS)) ;;
-"$victim") tap_plan $((5 + TORTURE_TESTS)) ;;
-*) tap_plan $((8 + TORTURE_TESTS)) ;;
+0) tap_plan $((17 + TORTURE_TESTS)) ;;
+1) tap_plan $((19 + TORTURE_TESTS)) ;;
+"$victim") tap_plan $((8 + TORTURE_TESTS)) ;;
+*) tap_plan $((12 + TORTURE_TESTS)) ;;
 esac
 kmemleak_forget
 echo no >/www/streaming
 tap_check "rdmalock.ko loads" load_rdmalock
-tap_check "domains dom-shift, dom-fail, dom-mid, dom-wcas and dom-cas created" create_domains
+tap_check "domains dom-shift, dom-fail, dom-mid, dom-wcas, dom-cas and dom-hold created" create_domains
 tap_check "every node of every domain is up" retry 60 domains_up
 barrier up
 torture_all
+
+# Membership recovery: a live holder keeps its lock however long it holds.
+barrier slow-hold
+if [ "$VMTEST_NODE" -eq 0 ]; then
+	rm -f /tmp/slow-holder.rc
+	slow_holder >/tmp/slow-holder 2>&1 &
+fi
+published 0 hold-held
+hold_waiter w --timeout 600000
+hold_waiter r --shared
+if [ "$VMTEST_NODE" -eq 0 ]; then
+	tap_check "dom-hold: a writer holds lock $HOLD_LOCK for $HOLD_S s (300 leases of 10 ms) and its unlock returns 0" \
+		slow_held
+fi
+tap_check "dom-hold: a writer waiting meanwhile is granted after the holder let go, with no error" \
+	hold_waited w
+tap_check "dom-hold: a reader waiting meanwhile is granted after the holder let go, with no error" \
+	hold_waited r
+barrier slow-hold-done
 
 # One node at a time, the others idle, for exact counts. Lock 0 is homed
 # on node 0, lock 1 on node 1. A remote writer's requests to the home
@@ -284,6 +404,7 @@ if [ "$VMTEST_NODE" -eq "$victim" ]; then
 		granted_during_stream "" 100
 	tap_check "a reader gets the lock during a stream of writers" \
 		granted_during_stream --shared 0
+	tap_check "the victim holds lock $DEAD_LOCK of dom-hold" victim_holds_dead_lock
 	victim_dies
 fi
 stream 100
@@ -291,6 +412,8 @@ stream 0
 
 VMTEST_GONE=$victim
 tap_check "the victim holds lock 1 of dom-fail" published "$victim" held
+tap_check "the victim holds lock $DEAD_LOCK of dom-hold" published "$victim" dead-held
+dead_lock_waiter
 case $VMTEST_NODE in
 0) mid_holder & ;;
 1) mid_waiter ;;
@@ -306,6 +429,8 @@ tap_check "locks of dom-fail still work" sh -c \
 	tap_check "a writer queued behind one that died gets the lock after its lease" \
 		finished mid-waiter
 barrier mid-done 400
+tap_check "dom-hold: the dead holder's write lock is granted after the view change, within $DEAD_BOUND s, with no error" \
+	dead_lock_regained
 tap_check "survivors' torture after the failures: no violation" \
 	torture_round dom-mid after --threads $THREADS --duration "$TORTURE_MS" \
 	--locks 6 --local 100 --read 50
@@ -313,6 +438,6 @@ tap_check "survivors' torture after the failures: counters exact" \
 	counters_exact dom-mid after 6
 barrier survivors-done 120
 tap_check "domains destroyed, rdmalock.ko unloads" sh -c \
-	"for d in shift fail mid wcas cas; do rdmalockctl domain destroy dom-\$d || exit 1; done &&
+	"for d in shift fail mid wcas cas hold; do rdmalockctl domain destroy dom-\$d || exit 1; done &&
 	 rmmod rdmalock"
 tap_kmemleak
