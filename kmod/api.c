@@ -107,21 +107,25 @@ static int rdmalock_acquire(struct rdmalock_lock *lk, unsigned int mode,
  * @mode: RDMALOCK_MODE_EX or RDMALOCK_MODE_SH; algorithms without a shared
  *	mode (alock, cas, mcs) grant shared as exclusive
  *
- * Waiters sleep; so may the holder, in its critical section, but under
- * ShiftLock only for the domain's lease: past it, other nodes may take
- * the lock from a holder they believe failed (see rdmalock_unlock()).
+ * Waiters sleep; so may the holder, in its critical section, for as long
+ * as it likes: a lock is taken from a holder only when its node leaves the
+ * domain's membership view (Documentation/membership.rst), except in a
+ * ShiftLock domain created with lease recovery, where a holder slower
+ * than the domain's lease may lose it (see rdmalock_unlock()).
  *
  * Context: process context; sleeps, not interruptibly.
- * Return: 0; -ENOTCONN when the lock's home node, or the node of the
- * waiter queued before this one, is lost; -ESHUTDOWN when the domain is
- * or was destroyed: a destroyed domain grants nothing more, and waiters
- * fail at its destruction; -EINVAL for a bad mode; -EBUSY
+ * Return: 0; -ENOTCONN when the lock's home node is lost or not in the
+ * view, or this node is not a member of it; -ENOLCK when this node was
+ * fenced (it lost its node lease) while the call waited; -ESHUTDOWN when
+ * the domain is or was destroyed: a destroyed domain grants nothing more,
+ * and waiters fail at its destruction; -EINVAL for a bad mode; -EBUSY
  * when @lk already holds its lock; -EAGAIN when this node has
- * RDMALOCK_DESC_COUNT acquisitions under way already; -ECONNRESET
- * (ShiftLock) when the lock was reset, after a holder failed, while this
- * one waited: try again; -ETIME (ShiftLock) when the grant came after
- * this holder's lease had run out: the lock is not held, and is free
- * again once a waiter has it reset.
+ * RDMALOCK_DESC_COUNT acquisitions under way already. Under ShiftLock
+ * with lease recovery only: -ENOTCONN also when the node of the waiter
+ * queued before this one is lost; -ECONNRESET when the lock was reset,
+ * after a holder failed, while this one waited: try again; -ETIME when
+ * the grant came after this holder's lease had run out: the lock is not
+ * held, and is free again once a waiter has it reset.
  */
 int rdmalock_lock(struct rdmalock_lock *lk, unsigned int mode)
 {
@@ -191,13 +195,15 @@ EXPORT_SYMBOL_GPL(rdmalock_trylock);
  * The handle is free again whatever this returns.
  *
  * Context: process context; sleeps.
- * Return: 0; -ETIME (ShiftLock) when the lease had expired before the
- * release: the lock may have been taken from this holder meanwhile, so
- * its critical section may not have been exclusive; -ECONNRESET
- * (ShiftLock) when the lock was found reset; -ENOTCONN when the home
- * node was lost; -ESHUTDOWN when the domain was destroyed while @lk held
- * the lock: others may have been granted it since; -EINVAL when @lk holds
- * nothing.
+ * Return: 0; -ENOLCK when this node was fenced while @lk held the lock,
+ * and -ENOTCONN when the lock's home node left the view meanwhile: the
+ * lock was lost, and others may have been granted it since; -ESHUTDOWN
+ * when the domain was destroyed while @lk held the lock: likewise;
+ * -EINVAL when @lk holds nothing. Under ShiftLock with lease recovery
+ * only: -ETIME when the lease had expired before the release: the lock
+ * may have been taken from this holder meanwhile, so its critical
+ * section may not have been exclusive; -ECONNRESET when the lock was
+ * found reset.
  */
 int rdmalock_unlock(struct rdmalock_lock *lk)
 {
