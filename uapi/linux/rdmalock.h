@@ -544,7 +544,10 @@ struct rdmalock_fabric_test {
  * @mode: in: RDMALOCK_MODE_*; ignored by UNLOCK
  * @timeout_ms: in: give up after this long with -ETIMEDOUT; 0 waits until
  *	the lock is granted, a fatal signal arrives (-EINTR) or the lock's
- *	home node is lost (-ENOTCONN)
+ *	home node is lost (-ENOTCONN). ShiftLock honours it only until its
+ *	acquisition has queued (its first atomic): from then on it cannot
+ *	leave the queue without breaking the lock for the others, and waits
+ *	for its grant or a view change
  * @reserved: must be zero
  *
  * Locks belong to the open file: closing it releases every lock it
