@@ -269,6 +269,10 @@ const char *rdmalock_algo_check_params(const struct rdmalock_ls_params *params);
  * @ops: lock calls inside the gate
  * @gate_wq: calls waiting for the gate, and view changes for @ops to drain
  * @gate_gen: bumped each time the gate closes or shuts
+ * @queue_view: the epoch of the view whose queues this node's locks and
+ *	holders are in: set once this node has claimed its holders' locks in
+ *	a view change, before its gate opens; 0 while a newer one resets
+ *	them. Messages between queue members carry it (ShiftLock).
  * @want_view_change: asks for a view change, which resets every queue:
  *	a verb failed, and a queue may be broken; set by the membership
  * @view_ctx: its argument
@@ -302,6 +306,7 @@ struct rdmalock_lockspace {
 	atomic_t ops;
 	wait_queue_head_t gate_wq;
 	atomic_t gate_gen;
+	u64 queue_view;
 	void (*want_view_change)(void *ctx);
 	void *view_ctx;
 	struct rdmalock_waiter waiters[RDMALOCK_DESC_COUNT];
@@ -376,6 +381,8 @@ bool rdmalock_gate_shut(struct rdmalock_lockspace *ls);
 int rdmalock_gate_enter(struct rdmalock_lockspace *ls,
 			const struct rdmalock_how *how);
 bool rdmalock_gate_try_enter(struct rdmalock_lockspace *ls);
+bool rdmalock_gate_try_enter_view(struct rdmalock_lockspace *ls, u64 view);
+void rdmalock_set_queue_view(struct rdmalock_lockspace *ls, u64 view);
 void rdmalock_gate_leave(struct rdmalock_lockspace *ls);
 void rdmalock_gate_set(struct rdmalock_lockspace *ls, int gate, u32 members);
 bool rdmalock_recovery_quiesce(struct rdmalock_lockspace *ls,

@@ -632,6 +632,7 @@ rdmalock_lockspace_alloc(const struct rdmalock_fabric_attr *attr, void *region,
 	ls->gated = ops->recover_hold && !params->lease_recovery;
 	ls->gate = RDMALOCK_GATE_OPEN;
 	ls->members = GENMASK(attr->num_nodes - 1, 0);
+	ls->queue_view = 1;
 	init_waitqueue_head(&ls->gate_wq);
 	for (i = 0; i < RDMALOCK_DESC_COUNT; i++) {
 		ls->waiters[i].ls = ls;
@@ -685,6 +686,7 @@ int rdmalock_lockspace_create(struct rdmalock_fabric *fabric,
 	/* Nothing is granted before this node is a member of a view. */
 	ls->gate = RDMALOCK_GATE_OUT;
 	ls->members = 0;
+	ls->queue_view = 0;
 	ret = ls->algo->attach ? ls->algo->attach(ls) : 0;
 	if (ret) {
 		rdmalock_lockspace_stop(ls);

@@ -443,6 +443,9 @@ static bool rdmalock_mb_do_phase(struct rdmalock_membership *mb,
 	ok = ok && mb->epoch == c->epoch && mb->coord == c->coord && !mb->poisoned;
 	if (ok)
 		mb->done = phase;
+	/* Claimed: the queues are this view's, whatever peers ask of them. */
+	if (ok && phase == MB_CLAIM)
+		rdmalock_set_queue_view(mb->ls, c->epoch);
 	spin_unlock_bh(&mb->lock);
 	if (ok)
 		trace_rdmalock_view_phase(mb->name, c->epoch, c->coord, phase);
@@ -535,6 +538,7 @@ static void rdmalock_mb_on_propose(struct rdmalock_membership *mb, u32 node,
 		if (phase != MB_PREPARE)
 			goto out;	/* joined too late: wait for the next */
 		rdmalock_mb_adopt(mb, epoch, coord, members);
+		rdmalock_set_queue_view(mb->ls, 0);
 		if (mb->member)
 			rdmalock_gate_set(mb->ls, RDMALOCK_GATE_CLOSED, 0);
 	} else if (epoch != mb->epoch || coord != mb->coord) {

@@ -138,6 +138,47 @@ bool rdmalock_gate_try_enter(struct rdmalock_lockspace *ls)
 }
 
 /**
+ * rdmalock_gate_try_enter_view() - let in work for the queues of @view
+ * @ls: the lockspace
+ * @view: the view the work is for, from its request
+ *
+ * A request of a peer that has opened its gate in @view may reach this
+ * node before this node has opened its own: its queues are in @view once
+ * it has claimed, and the work goes on. Counted like any call, so that
+ * the quiesce of a newer view change waits for it; refused once that
+ * view change has begun (rdmalock_set_queue_view(ls, 0)).
+ *
+ * Return: true when the work is counted until rdmalock_gate_leave().
+ */
+bool rdmalock_gate_try_enter_view(struct rdmalock_lockspace *ls, u64 view)
+{
+	if (!ls->gated)
+		return true;
+	atomic_inc(&ls->ops);
+	/* Counted before the view is read; pairs with rdmalock_set_queue_view(). */
+	smp_mb__after_atomic();
+	if (view && READ_ONCE(ls->queue_view) == view)
+		return true;
+	rdmalock_gate_leave(ls);
+	return false;
+}
+
+/**
+ * rdmalock_set_queue_view() - the queues are now in @view, or in none
+ * @ls: the lockspace
+ * @view: the epoch of the view this node has claimed in, 0 when a view
+ *	change begins
+ *
+ * Context: any; under the membership's lock.
+ */
+void rdmalock_set_queue_view(struct rdmalock_lockspace *ls, u64 view)
+{
+	WRITE_ONCE(ls->queue_view, view);
+	/* Set before calls are counted; pairs with rdmalock_gate_try_enter_view(). */
+	smp_mb();
+}
+
+/**
  * rdmalock_gate_set() - open, close or shut the gate
  * @ls: the lockspace
  * @gate: RDMALOCK_GATE_*
@@ -306,6 +347,7 @@ void rdmalock_recovery_fence(struct rdmalock_lockspace *ls)
 
 	if (!ls->gated)
 		return;
+	rdmalock_set_queue_view(ls, 0);
 	rdmalock_gate_set(ls, RDMALOCK_GATE_OUT, 0);
 	spin_lock_bh(&ls->pool_lock);
 	for_each_set_bit(idx, ls->used, RDMALOCK_DESC_COUNT)
