@@ -304,6 +304,7 @@ static void rdmalock_alock_init(struct rdmalock_lockspace *ls,
 const struct rdmalock_algo rdmalock_alock_algo = {
 	.id = RDMALOCK_ALGO_ALOCK,
 	.name = "alock",
+	.cpu_at_home = true,
 	.ls_size = sizeof(struct rdmalock_alock_ls),
 	.waiter_size = sizeof(struct rdmalock_alock),
 	.check_params = rdmalock_alock_check_params,

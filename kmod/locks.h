@@ -143,6 +143,8 @@ struct rdmalock_how {
  * @id: RDMALOCK_ALGO_*
  * @name: for logs
  * @shared: grants RDMALOCK_MODE_SH to several holders at once
+ * @cpu_at_home: the home node's acquisitions use its CPU alone, never
+ *	the loopback
  * @broken: a deliberately broken test lock, which may wedge itself: the
  *	torture's RDMALOCK_RUN_RESET clears its word too, between rounds
  * @ls_size: bytes of its state of a lockspace, zeroed, at
@@ -185,6 +187,7 @@ struct rdmalock_algo {
 	u32 id;
 	const char *name;
 	bool shared;
+	bool cpu_at_home;
 	bool broken;
 	size_t ls_size;
 	size_t waiter_size;

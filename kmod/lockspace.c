@@ -760,8 +760,10 @@ EXPORT_SYMBOL_IF_KUNIT(rdmalock_lockspace_free);
 
 static bool rdmalock_home_reachable(struct rdmalock_lockspace *ls, u32 home)
 {
+	/* Through the loopback, unless the home node's CPU does it all. */
 	if (home == ls->self)
-		return true;
+		return ls->algo->cpu_at_home || !ls->fabric ||
+		       rdmalock_fabric_node_up(ls->fabric, home);
 	if (ls->gated && !(READ_ONCE(ls->members) & BIT(home)))
 		return false;
 	return rdmalock_fabric_node_up(ls->fabric, home);

@@ -352,7 +352,7 @@ static bool rdmalock_mb_prepare(struct rdmalock_membership *mb,
 	bool asked = false;
 	unsigned long until;
 	unsigned int acks;
-	u32 waiting, i;
+	u32 waiting, gone, i;
 
 	if (!rdmalock_recovery_quiesce(mb->ls, rdmalock_mb_step_stale, c))
 		return false;
@@ -374,11 +374,15 @@ static bool rdmalock_mb_prepare(struct rdmalock_membership *mb,
 			return false;
 	}
 	/*
-	 * The nodes left out have stopped by now; what they posted before
-	 * and has not landed yet must not land after the reset.
+	 * The members of the last view left out have stopped by now; what
+	 * they posted before and has not landed yet must not land after the
+	 * reset. A node that was never a member posted nothing to the locks.
 	 */
+	spin_lock_bh(&mb->lock);
+	gone = mb->view_members & ~members;
+	spin_unlock_bh(&mb->lock);
 	for (i = 0; i < mb->num_nodes; i++)
-		if (!(members & BIT(i)))
+		if (gone & BIT(i))
 			rdmalock_fabric_disconnect(mb->fabric, i);
 	return true;
 }
