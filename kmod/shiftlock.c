@@ -43,13 +43,17 @@
  *   request landed; -ERESTART would not be, for a Release the home node
  *   did would leave two holders to claim the lock.
  * - The home node does a writer's request (Enqueue, Try, Release) only
- *   inside its own gate (rdmalock_gate_try_enter()), so the quiesce,
- *   which waits for every call inside and flushes the jobs queued, knows
- *   that none touches a word after it; a request that finds the gate
- *   shut is dropped unanswered: its writer leaves by its own gate.
- * - Every message carries the low bits of its sender's view epoch; one
- *   from another view, or that arrives while the gate is shut, is
- *   dropped: its queue was reset. A writer's descriptor generation
+ *   counted like a call (rdmalock_gate_try_enter_view()), so the
+ *   quiesce, which waits for every call inside and flushes the jobs
+ *   queued, knows that none touches a word after it; a request that
+ *   arrives while a view change resets the queues is dropped unanswered:
+ *   its writer leaves by its own gate.
+ * - Every message carries the low bits of the view its sender's queues
+ *   are in (&rdmalock_lockspace.queue_view); one of another view, or that
+ *   arrives while a view change resets the queues, is dropped. One of
+ *   the view this node has claimed in is taken even before its gate
+ *   opens: a peer that opened first may already queue behind a holder
+ *   here, or ask this home node. A writer's descriptor generation
  *   already protects Handover, ModeChanged and Done within a view.
  * - Once every member is quiesced, each zeroes its table (words 0..39 of
  *   each slot), and rdmalock_sl_recover_reset() forgets this node's
@@ -64,10 +68,14 @@
  *   and writers never hold together, so a claim that finds the other
  *   kind (or a writer another writer) reports it, undone, as a second
  *   holder: that holder is told at unlock that its lock was lost.
- * - Without a lease, a message that cannot be sent (the fabric gives up
- *   on it after %SL_SEND_GATED_MS) would leave a queue stalled: the call
- *   that sent it fails as a verb does (-EIO), and the lock layer asks for
- *   a view change, which resets the queue.
+ * - Without a lease, a message that cannot be posted (the node is not
+ *   connected, or its send queue stays full for %SL_SEND_GATED_MS) would
+ *   leave a queue stalled: the call that sent it fails as a verb does
+ *   (-EIO), and the lock layer asks for a view change, which resets the
+ *   queue; a home node whose Done cannot be posted asks for one itself.
+ *   A message posted and then lost with its connection is not reported
+ *   to its sender: if the connection comes back before a view leaves the
+ *   node out, the queue waits for the next view change (a limit).
  * Timeouts and fatal signals end a call only where it can leave: at the
  * gate, before its atomic. Once its atomic is done it cannot be abandoned
  * (§3.10, below): only its grant or a view change ends its wait, and a
@@ -104,7 +112,6 @@
 #include <linux/slab.h>
 
 #include "locks.h"
-#include "membership.h"
 #include "rdmalock-pri.h"
 #include "shiftlock.h"
 
@@ -362,8 +369,8 @@ EXPORT_SYMBOL_IF_KUNIT(rdmalock_sl_msg_check);
 /**
  * rdmalock_sl_msg_current() - is a message for the queues of this view?
  * @gated: the lock recovers through membership views
- * @shut: the receiver's gate is shut: a view change is under way, or it
- *	is out of the view
+ * @shut: the receiver's queues are in no view: a view change is resetting
+ *	them, or it is out of the view
  * @view: the view the message carries
  * @mine: the low bits of the receiver's view's epoch
  *
@@ -628,25 +635,21 @@ static u32 rdmalock_sl_me(struct rdmalock_lockspace *ls,
 /* Messages. */
 
 /*
- * The low bits of the epoch of the view this node committed last, where
- * the lock recovers through views (its membership is @ls->view_ctx), for
- * messages to carry and to be checked against; else 0.
+ * The low bits of the epoch of the view this node's queues are in (from
+ * its claim on, before its gate opens: a peer that opened first may ask
+ * already), where the lock recovers through views, for messages to carry
+ * and to be checked against; else 0.
  */
 static u16 rdmalock_sl_view(struct rdmalock_lockspace *ls)
 {
-	struct rdmalock_domain_view v;
-
-	if (!ls->gated || !ls->view_ctx)
-		return 0;
-	rdmalock_membership_view(ls->view_ctx, &v);
-	return (u16)v.epoch;
+	return ls->gated ? (u16)READ_ONCE(ls->queue_view) : 0;
 }
 
 /* Is message @m for the queues of this node's view? */
 static bool rdmalock_sl_current(struct rdmalock_lockspace *ls,
 				const struct rdmalock_sl_msg *m)
 {
-	return rdmalock_sl_msg_current(ls->gated, rdmalock_gate_shut(ls),
+	return rdmalock_sl_msg_current(ls->gated, !READ_ONCE(ls->queue_view),
 				       be16_to_cpu(m->view),
 				       rdmalock_sl_view(ls));
 }
@@ -794,13 +797,12 @@ static void rdmalock_sl_job_fn(struct work_struct *work)
 		return;
 	}
 	/*
-	 * Inside the gate, where the quiesce of a view change waits for it:
-	 * no word changes once the gate is shut. A request of another view,
-	 * or one that finds the gate shut, is dropped: the view change
-	 * resets the word, and its writer leaves by its own gate. There are
-	 * no resets without leases.
+	 * Counted, where the quiesce of a view change waits for it: no word
+	 * changes once a view change resets the queues. A request of another
+	 * view, or one that comes while they are reset, is dropped: its
+	 * writer leaves by its own gate. There are no resets without leases.
 	 */
-	if (rdmalock_gate_try_enter(ls)) {
+	if (rdmalock_gate_try_enter_view(ls, READ_ONCE(ls->queue_view))) {
 		if (job->type != SL_MSG_RESET && rdmalock_sl_current(ls, &job->m))
 			rdmalock_sl_finish(ls, job->from, job->type, &job->m);
 		rdmalock_gate_leave(ls);
