@@ -24,7 +24,13 @@
 #    the waiters queued on nodes 0 and 1 before its death are granted
 #    within 30 s of it (heartbeat timeout 5 s, lease 4 s, margin 1 s and
 #    20 s of slack), the views are 0,1, node 2's locks fail with ENOTCONN,
-#    and a torture between nodes 0 and 1 is exact.
+#    and a torture between nodes 0 and 1 is exact;
+#  - a cluster manager that fences: dom-fence (alock) is created with a
+#    node lease of 60 s, and node 2 holds a lock of it too when it powers
+#    off. The survivors run a "cluster manager" on the device's uevents:
+#    it logs every RDMALOCK_EVENT=fence and acknowledges dom-fence's with
+#    rdmalockctl domain fence-ack. The waiter is granted within the same
+#    30 s, which the 61 s the lease alone needs could not give.
 . ./lib.sh
 
 : "${TORTURE_MS:=1500}"
@@ -46,6 +52,9 @@ CUT_S=15
 DEATH_BOUND=$((5 + 4 + 1 + 20))
 REJOIN_S=60
 LEASE_PARAM=/sys/module/rdmalock/parameters/node_lease_ms
+# dom-fence's node lease: without the acknowledgment, recovery would wait
+# more than DEATH_BOUND for it.
+FENCE_LEASE_MS=60000
 
 ctl() { rdmalockctl "$@"; }
 
@@ -253,6 +262,39 @@ create_nolease() {
 
 nolease_up() { domain_up dom-nolease && view_full dom-nolease; }
 
+# (f) The cluster manager's domain, with a long node lease.
+create_fence() {
+	local old rc=0
+
+	old=$(cat $LEASE_PARAM) || return 1
+	echo $FENCE_LEASE_MS >$LEASE_PARAM || return 1
+	ctl domain create dom-fence --node-id "$VMTEST_NODE" --nodes "$VMTEST_NODES" \
+		--key-file "$(key_file)" --algo alock --port 7205 --locks-per-node 16 || rc=1
+	echo "$old" >$LEASE_PARAM || rc=1
+	[ "$rc" -eq 0 ] &&
+		view_line dom-fence | tee /dev/stderr | grep -q "lease $FENCE_LEASE_MS ms"
+}
+
+fence_up() { domain_up dom-fence && view_full dom-fence; }
+
+# fence_manager: a cluster manager on this node's uevents. The victim is
+# powered off already when it is asked: it acknowledges at once.
+fence_manager() {
+	# shellcheck disable=SC2016 # expanded by the handler's shell
+	uevent sh -c '[ "$RDMALOCK_EVENT" = fence ] || exit 0
+		echo "$RDMALOCK_DOMAIN $RDMALOCK_NODE $RDMALOCK_EPOCH" >>/tmp/fence-events
+		[ "$RDMALOCK_DOMAIN" = dom-fence ] || exit 0
+		rdmalockctl domain fence-ack dom-fence "$RDMALOCK_NODE" >>/tmp/fence-acks 2>&1' &
+}
+
+# fence_asked: the survivors were asked to fence the victim, for dom-fence
+# and for a domain without a cluster manager's answer too.
+fence_asked() {
+	cat /tmp/fence-events /tmp/fence-acks >&2
+	grep -q "^dom-fence $victim " /tmp/fence-events &&
+		grep -q "^dom-alock $victim " /tmp/fence-events
+}
+
 # The control's verdict, on the victim: the unlock returned 0, though a
 # survivor was granted the lock during the cut. Passes when that
 # happened, that is when the unlock check of the link cut, which then
@@ -307,10 +349,10 @@ negative_control() {
 victim_dies() {
 	local algo
 
-	for algo in $ALGOS; do
+	for algo in $ALGOS fence; do
 		hold_lock "c-$algo" "dom-$algo" $DEATH_LOCK --timeout 30000
 	done
-	for algo in $ALGOS; do
+	for algo in $ALGOS fence; do
 		tap_check "dom-$algo: node $victim holds lock $DEATH_LOCK (homed on node 0)" \
 			hold_started "c-$algo" 60
 	done
@@ -344,7 +386,8 @@ dead_holder() {
 	local algo
 
 	barrier c-held
-	for algo in $ALGOS; do
+	fence_manager
+	for algo in $ALGOS fence; do
 		wait_lock "c-dom-$algo" "dom-$algo" $DEATH_LOCK 120 "$victim"
 	done
 	sleep 2
@@ -355,6 +398,10 @@ dead_holder() {
 		tap_check "dom-$algo: the waiter for lock $DEATH_LOCK is granted within $DEATH_BOUND s of node $victim's death" \
 			granted_within "c-dom-$algo" $DEATH_BOUND
 	done
+	tap_check "dom-fence (lease $((FENCE_LEASE_MS / 1000)) s): the waiter is granted within $DEATH_BOUND s, the cluster manager having acknowledged the fence" \
+		granted_within c-dom-fence $DEATH_BOUND
+	tap_check "the survivors were asked to fence node $victim (uevent RDMALOCK_EVENT=fence), dom-fence's acknowledged" \
+		fence_asked
 	for algo in $ALGOS; do
 		tap_check "dom-$algo: the view is $SURVIVORS, this node a member" \
 			retry 20 view_is "dom-$algo" "$SURVIVORS"
@@ -369,13 +416,13 @@ dead_holder() {
 
 # The plan: setup 3; slow holders 3 per algorithm; the cut 4 per
 # algorithm on the victim, 1 on a survivor, then 3 on every node; the
-# control 5 on the victim, 3 on a survivor, and 1 per algorithm; the
-# death 1 per algorithm on the victim, and 1 + 5 per algorithm and 2 at
-# the end on a survivor.
+# control 5 on the victim, 3 on a survivor, and 1 per algorithm; dom-fence
+# 2; the death 1 per algorithm and 1 on the victim, and 1 + 5 per
+# algorithm + 2 and 2 at the end on a survivor.
 if is_victim; then
-	tap_plan $((3 + 3 * A + 4 * A + 3 * A + 5 + A + A))
+	tap_plan $((3 + 3 * A + 4 * A + 3 * A + 5 + A + 2 + A + 1))
 else
-	tap_plan $((3 + 3 * A + A + 3 * A + 3 + A + 1 + 5 * A + 2))
+	tap_plan $((3 + 3 * A + A + 3 * A + 3 + A + 2 + 1 + 5 * A + 2 + 2))
 fi
 kmemleak_forget
 tap_check "rdmalock.ko loads" load_rdmalock
@@ -389,6 +436,8 @@ barrier cut
 link_cut
 barrier control
 negative_control
+tap_check "dom-fence (alock) created with node_lease_ms $FENCE_LEASE_MS" create_fence
+tap_check "dom-fence: every node up, full view" retry 60 fence_up
 barrier death
 if is_victim; then
 	victim_dies
@@ -396,6 +445,6 @@ fi
 dead_holder
 barrier survivors-done 120
 tap_check "domains destroyed, rdmalock.ko unloads" sh -c \
-	"for a in $ALGOS; do timeout 60 rdmalockctl domain destroy dom-\$a || exit 1; done &&
+	"for a in $ALGOS fence; do timeout 60 rdmalockctl domain destroy dom-\$a || exit 1; done &&
 	 rmmod rdmalock"
 tap_kmemleak
