@@ -25,6 +25,11 @@
 #    within 30 s of it (heartbeat timeout 5 s, lease 4 s, margin 1 s and
 #    20 s of slack), the views are 0,1, node 2's locks fail with ENOTCONN,
 #    and a torture between nodes 0 and 1 is exact;
+#  - a queued waiter's node dies: node 0 holds another lock, node 2
+#    queues for it, then node 1 behind node 2; node 2 powers off with the
+#    holder above. Node 0's holder keeps its lock through the view change
+#    (its unlock returns 0) and node 1, restarted by it, is granted the
+#    lock once node 0 lets go;
 #  - a cluster manager that fences: dom-fence (alock) is created with a
 #    node lease of 60 s, and node 2 holds a lock of it too when it powers
 #    off. The survivors run a "cluster manager" on the device's uevents:
@@ -43,6 +48,7 @@ victim=$((n - 1))
 SLOW_LOCK=3
 CUT_LOCK=6
 DEATH_LOCK=9
+QUEUE_LOCK=12
 VICTIM_LOCK=$victim
 HOLD_S=3
 # Longer than the lease (4 s), the heartbeat timeout (5 s) and a margin;
@@ -345,6 +351,54 @@ negative_control() {
 	done
 }
 
+# (c') A queued waiter's node dies: node 0 holds QUEUE_LOCK, the victim
+# queues for it, then node 1 behind the victim.
+queue_behind_victim() {
+	local algo
+
+	if [ "$VMTEST_NODE" -eq 0 ]; then
+		for algo in $ALGOS; do
+			hold_lock "q-$algo" "dom-$algo" $QUEUE_LOCK --timeout 30000
+		done
+		for algo in $ALGOS; do
+			tap_check "dom-$algo: node 0 holds lock $QUEUE_LOCK" \
+				hold_started "q-$algo" 60
+		done
+	fi
+	barrier q-held
+	if is_victim; then
+		for algo in $ALGOS; do
+			wait_lock "q-$algo" "dom-$algo" $QUEUE_LOCK 300 "$victim"
+		done
+		sleep 2
+	fi
+	barrier q-victim
+	if [ "$VMTEST_NODE" -eq 1 ]; then
+		for algo in $ALGOS; do
+			wait_lock "q-$algo" "dom-$algo" $QUEUE_LOCK 300 "$victim"
+		done
+		sleep 2
+	fi
+	barrier q-queued
+}
+
+# After the victim's death: node 0 lets go, node 1 gets the lock.
+queue_after_death() {
+	local algo
+
+	if [ "$VMTEST_NODE" -eq 0 ]; then
+		for algo in $ALGOS; do
+			tap_check "dom-$algo: node 0 kept lock $QUEUE_LOCK through the view change: its unlock returns 0" \
+				hold_unlocked "q-$algo"
+		done
+	else
+		for algo in $ALGOS; do
+			tap_check "dom-$algo: node 1, queued behind the dead node, is granted lock $QUEUE_LOCK" \
+				waited "q-$algo" 120
+		done
+	fi
+}
+
 # (c) The victim powers off holding DEATH_LOCK of every domain.
 victim_dies() {
 	local algo
@@ -402,6 +456,7 @@ dead_holder() {
 		granted_within c-dom-fence $DEATH_BOUND
 	tap_check "the survivors were asked to fence node $victim (uevent RDMALOCK_EVENT=fence), dom-fence's acknowledged" \
 		fence_asked
+	queue_after_death
 	for algo in $ALGOS; do
 		tap_check "dom-$algo: the view is $SURVIVORS, this node a member" \
 			retry 20 view_is "dom-$algo" "$SURVIVORS"
@@ -417,12 +472,15 @@ dead_holder() {
 # The plan: setup 3; slow holders 3 per algorithm; the cut 4 per
 # algorithm on the victim, 1 on a survivor, then 3 on every node; the
 # control 5 on the victim, 3 on a survivor, and 1 per algorithm; dom-fence
-# 2; the death 1 per algorithm and 1 on the victim, and 1 + 5 per
-# algorithm + 2 and 2 at the end on a survivor.
+# 2; the queued waiter 2 per algorithm on node 0, 1 on node 1; the death
+# 1 per algorithm and 1 on the victim, and 1 + 5 per algorithm + 2 and 2
+# at the end on a survivor.
 if is_victim; then
 	tap_plan $((3 + 3 * A + 4 * A + 3 * A + 5 + A + 2 + A + 1))
+elif [ "$VMTEST_NODE" -eq 0 ]; then
+	tap_plan $((3 + 3 * A + A + 3 * A + 3 + A + 2 + 2 * A + 1 + 5 * A + 2 + 2))
 else
-	tap_plan $((3 + 3 * A + A + 3 * A + 3 + A + 2 + 1 + 5 * A + 2 + 2))
+	tap_plan $((3 + 3 * A + A + 3 * A + 3 + A + 2 + A + 1 + 5 * A + 2 + 2))
 fi
 kmemleak_forget
 tap_check "rdmalock.ko loads" load_rdmalock
@@ -438,6 +496,7 @@ barrier control
 negative_control
 tap_check "dom-fence (alock) created with node_lease_ms $FENCE_LEASE_MS" create_fence
 tap_check "dom-fence: every node up, full view" retry 60 fence_up
+queue_behind_victim
 barrier death
 if is_victim; then
 	victim_dies
