@@ -224,6 +224,23 @@ check fail "dslr negative: printed zeroing loop, Alg. 3 l. 7 (D6)" dslr deadlock
 check fail "dslr negative: one reset after a crash is not enough" dslr deadlock \
 	-DFAULTS -DRESET_NEEDS_CRASH
 
+# Membership: the view change and recovery of kmod/membership.c and
+# kmod/recovery.c, three nodes, the lock homed on node 0, node leases in
+# ticks, one link cut, two proposals (models.rst). Exclusion is among the
+# holders that have not lost their lock; STRICT counts a fenced holder
+# still inside too, which no lease can keep out.
+check pass "membership, a link cut: exclusion, claims kept" membership safety
+check pass "membership, three clients, a link cut: exclusion, claims kept" membership \
+	safety -DCLIENTS=7
+check pass "membership, no partition, two view changes asked for: no deadlock" membership \
+	deadlock -DPROGRESS -DEVENTS=0 -DCLIENTS=7 -DWANTS=2
+check fail "membership negative: no lease (node_lease_ms=0), survivors do not wait" \
+	membership safety -DNO_LEASE -DEXCLUSION_ONLY
+check fail "membership negative: CLAIM skipped" membership safety -DNO_CLAIM
+check fail "membership negative: no margin" membership safety -DMARGIN=0 -DEXCLUSION_ONLY
+check fail "membership negative: a fenced holder still inside (STRICT: what the lease cannot do)" \
+	membership safety -DSTRICT -DEXCLUSION_ONLY
+
 wait
 report_done
 summary
