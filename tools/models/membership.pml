@@ -254,7 +254,6 @@ inline propose(pc, pm)
 	cup[pc * N] = 0;
 	cup[pc * N + 1] = 0;
 	cup[pc * N + 2] = 0;
-	cwanted[pc] = 0;
 	props++
 }
 
@@ -473,7 +472,7 @@ proctype node(byte n)
 	:: atomic { !LOWER_UP(n) && cprop[n] && (cmem[n] & ~TARGET(n)) ->
 		cprop[n] = 0 }	/* a member went down: start again */
 	:: atomic { !LOWER_UP(n) && !cprop[n] && !SETTLED(n) && QUORUM(TARGET(n)) &&
-		    props < MAXP -> propose(n, TARGET(n)); e = 0 }
+		    props < MAXP -> cwanted[n] = 0; propose(n, TARGET(n)); e = 0 }
 #ifndef PROGRESS
 	/*
 	 * A phase not acknowledged for ten seconds: a member that fenced
