@@ -278,7 +278,8 @@ const char *rdmalock_algo_check_params(const struct rdmalock_ls_params *params);
  *	them. Messages between queue members carry it (ShiftLock).
  * @want_view_change: asks for a view change, which resets every queue:
  *	a verb failed, and a queue may be broken; set by the membership
- * @view_ctx: its argument
+ * @node_lost: the same, from any context, when a connection was lost
+ * @view_ctx: their argument
  * @waiters: one per descriptor
  */
 struct rdmalock_lockspace {
@@ -311,6 +312,7 @@ struct rdmalock_lockspace {
 	atomic_t gate_gen;
 	u64 queue_view;
 	void (*want_view_change)(void *ctx);
+	void (*node_lost)(void *ctx);
 	void *view_ctx;
 	struct rdmalock_waiter waiters[RDMALOCK_DESC_COUNT];
 };

@@ -277,6 +277,13 @@ static void rdmalock_ls_node_lost(struct rdmalock_fabric *fabric, u32 node,
 
 	for (i = 0; i < RDMALOCK_DESC_COUNT; i++)
 		wake_up(&ls->waiters[i].wq);
+	/*
+	 * What was in flight on the connection is lost unseen (a message,
+	 * a grant): a view change resets the queues it may have left
+	 * stalled, even if the node comes back before any view leaves it out.
+	 */
+	if (ls->gated && ls->node_lost)
+		ls->node_lost(ls->view_ctx);
 }
 
 /**

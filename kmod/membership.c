@@ -108,6 +108,7 @@ struct rdmalock_mb_msg {
  * @suspect_until: per node, until when it is not proposed
  * @c_wanted: as coordinator: a member asked for a view change
  * @want_pending: this node has a view change to ask for
+ * @lost: bit 0: the fabric lost a connection, which asks for one
  * @fenced: nodes a cluster manager fenced, until they are members again
  * @fence_acks: bumped by each fence acknowledgment, for a waiting step
  * @asked: when this node last asked for one
@@ -153,6 +154,7 @@ struct rdmalock_membership {
 	unsigned long suspect_until[RDMALOCK_MAX_NODES];
 	bool c_wanted;
 	bool want_pending;
+	unsigned long lost;
 	u32 fenced;
 	unsigned int fence_acks;
 	unsigned long asked;
@@ -877,14 +879,22 @@ static void rdmalock_mb_tick(struct work_struct *work)
 	struct rdmalock_membership *mb = container_of(to_delayed_work(work),
 						      struct rdmalock_membership,
 						      tick);
-	u32 up = rdmalock_mb_up(mb);
-	bool fenced;
+	bool fenced, stopping;
+	u32 up;
 
+	spin_lock_bh(&mb->lock);
+	stopping = mb->stopping;
+	spin_unlock_bh(&mb->lock);
+	if (stopping)
+		return;	/* the fabric may be gone */
+	up = rdmalock_mb_up(mb);
 	spin_lock_bh(&mb->lock);
 	if (mb->stopping) {
 		spin_unlock_bh(&mb->lock);
 		return;
 	}
+	if (test_and_clear_bit(0, &mb->lost) && mb->member)
+		mb->want_pending = true;
 	rdmalock_mb_renew(mb, up);
 	fenced = rdmalock_mb_check_lease(mb);
 	rdmalock_mb_coordinate(mb, up);
@@ -911,6 +921,20 @@ static void rdmalock_mb_want(void *ctx)
 	mb->want_pending = true;
 	rdmalock_mb_kick(mb);
 	spin_unlock_bh(&mb->lock);
+}
+
+/*
+ * &rdmalock_lockspace.node_lost, from any context: the tick, which runs
+ * at once, asks for the view change (rdmalock_mb_want()). A tick queued
+ * after the membership stopped returns before it touches the fabric.
+ */
+static void rdmalock_mb_lost(void *ctx)
+{
+	struct rdmalock_membership *mb = ctx;
+
+	set_bit(0, &mb->lost);
+	if (!READ_ONCE(mb->stopping))
+		mod_delayed_work(mb->tick_wq, &mb->tick, 0);
 }
 
 /**
@@ -962,6 +986,7 @@ int rdmalock_membership_create(struct rdmalock_fabric *fabric,
 	}
 	ls->view_ctx = mb;
 	ls->want_view_change = rdmalock_mb_want;
+	ls->node_lost = rdmalock_mb_lost;
 	/* Last: handlers cannot be removed from the live fabric. */
 	rdmalock_fabric_set_handler(fabric, RDMALOCK_MB_MSG_FENCED, rdmalock_mb_msg, mb);
 	rdmalock_fabric_set_handler(fabric, RDMALOCK_MB_MSG_RECOVER, rdmalock_mb_msg, mb);
