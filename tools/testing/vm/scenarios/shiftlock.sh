@@ -18,7 +18,10 @@
 # it, its unlock returns 0, and every waiter is granted after it let go,
 # none failing (no ECONNRESET, no ETIME). Then the last node dies holding
 # a write lock of such a domain: the survivors get it after the view
-# change, with no error.
+# change, with no error; and the live holders of that domain's locks, a
+# writer and two readers, claimed theirs again in it: still held after
+# the view change (trylocks of the other kind fail, another reader's
+# passes), released with 0, free again afterwards.
 #
 # The paper's lease recovery (--lease-recovery): the last node dies
 # holding a write lock, and queued between two writers for another: the
@@ -43,6 +46,11 @@ HOLD_LOCK=1
 DEAD_LOCK=3
 DEAD_BOUND=$((5 + 4 + 1 + 20))
 [ ! -e "$KMEMLEAK" ] || DEAD_BOUND=$((5 + 4 + 1 + 60))
+# Held by live nodes through the victim's death: write lock CLAIM_W
+# (homed on node 1) by node 0, read lock CLAIM_R (homed on node 0) by
+# nodes 0 and 1.
+CLAIM_W=4
+CLAIM_R=6
 READS="0 50 95"
 # The debug kernel (the one with kmemleak) is about ten times slower.
 [ ! -e "$KMEMLEAK" ] || READS="0 95"
@@ -240,6 +248,55 @@ victim_holds_dead_lock() {
 		: >/www/dead-held
 }
 
+# claim_holders: nodes 0 and 1 take the locks they hold through the
+# victim's death.
+claim_holders() {
+	case $VMTEST_NODE in
+	0)
+		hold_lock claim-w dom-hold $CLAIM_W &&
+			hold_lock claim-r dom-hold $CLAIM_R --shared &&
+			hold_started claim-w 60 && hold_started claim-r 60
+		;;
+	1) hold_lock claim-r dom-hold $CLAIM_R --shared && hold_started claim-r 60 ;;
+	esac
+}
+
+# try_refused ID [--shared]: a trylock of ID finds it taken (EAGAIN).
+try_refused() {
+	local out rc=0
+
+	out=$(timeout 60 rdmalockctl lock dom-hold "$@" --try -- true 2>&1) || rc=$?
+	echo "trylock $*: $out" >&2
+	[ "$rc" -eq 1 ] && echo "$out" | grep -q 'Resource temporarily unavailable'
+}
+
+# claim_w_held: after the view change, node 0's write lock is held: no
+# trylock, a writer's or a reader's, gets it.
+claim_w_held() {
+	view_line dom-hold >&2
+	try_refused $CLAIM_W && try_refused $CLAIM_W --shared
+}
+
+# claim_r_held: the readers' lock admits another reader, not a writer.
+claim_r_held() {
+	timeout 60 rdmalockctl lock dom-hold $CLAIM_R --shared --try -- true &&
+		try_refused $CLAIM_R
+}
+
+# claims_released: this node's claimed holders unlock, with 0.
+claims_released() {
+	case $VMTEST_NODE in
+	0) hold_unlocked claim-w && hold_unlocked claim-r ;;
+	1) hold_unlocked claim-r ;;
+	esac
+}
+
+# claims_free: both locks are granted again, as writers.
+claims_free() {
+	timeout 120 rdmalockctl lock dom-hold $CLAIM_W --timeout 60000 -- true &&
+		timeout 120 rdmalockctl lock dom-hold $CLAIM_R --timeout 60000 -- true
+}
+
 # victim_gone: the victim answers no ping any more.
 victim_gone() { ! ping -c 1 -W 1 "$(node_addr "$victim")" >/dev/null 2>&1; }
 
@@ -332,8 +389,8 @@ lock_after_reset() {
 }
 
 case $VMTEST_NODE in
-0) tap_plan $((17 + TORTURE_TESTS)) ;;
-1) tap_plan $((19 + TORTURE_TESTS)) ;;
+0) tap_plan $((20 + TORTURE_TESTS)) ;;
+1) tap_plan $((24 + TORTURE_TESTS)) ;;
 "$victim") tap_plan $((8 + TORTURE_TESTS)) ;;
 *) tap_plan $((12 + TORTURE_TESTS)) ;;
 esac
@@ -363,6 +420,10 @@ tap_check "dom-hold: a writer waiting meanwhile is granted after the holder let 
 tap_check "dom-hold: a reader waiting meanwhile is granted after the holder let go, with no error" \
 	hold_waited r
 barrier slow-hold-done
+case $VMTEST_NODE in
+0) tap_check "dom-hold: node 0 holds write lock $CLAIM_W and read lock $CLAIM_R" claim_holders ;;
+1) tap_check "dom-hold: node 1 holds read lock $CLAIM_R" claim_holders ;;
+esac
 
 # One node at a time, the others idle, for exact counts. Lock 0 is homed
 # on node 0, lock 1 on node 1. A remote writer's requests to the home
@@ -431,6 +492,24 @@ tap_check "locks of dom-fail still work" sh -c \
 barrier mid-done 400
 tap_check "dom-hold: the dead holder's write lock is granted after the view change, within $DEAD_BOUND s, with no error" \
 	dead_lock_regained
+if [ "$VMTEST_NODE" -eq 1 ]; then
+	tap_check "dom-hold: after the view change, write lock $CLAIM_W is still node 0's: trylocks fail" \
+		claim_w_held
+	tap_check "dom-hold: after the view change, read lock $CLAIM_R admits another reader, no writer" \
+		claim_r_held
+fi
+barrier claims-checked
+case $VMTEST_NODE in
+0 | 1)
+	tap_check "dom-hold: the holders claimed in the view change unlock with 0" claims_released
+	;;
+esac
+barrier claims-released
+case $VMTEST_NODE in
+0 | 1)
+	tap_check "dom-hold: locks $CLAIM_W and $CLAIM_R are granted again once released" claims_free
+	;;
+esac
 tap_check "survivors' torture after the failures: no violation" \
 	torture_round dom-mid after --threads $THREADS --duration "$TORTURE_MS" \
 	--locks 6 --local 100 --read 50
