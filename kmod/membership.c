@@ -91,6 +91,8 @@ struct rdmalock_mb_msg {
  * @view_epoch: the view committed last, 0 before the first
  * @view_coord: its coordinator
  * @view_members: its members
+ * @view_connects: per node, the fabric's count of connections to it when
+ *	the view was committed
  * @member: this node is a member of that view and has not fenced since
  * @seen: the highest epoch seen in any message
  * @view_changes: views committed
@@ -137,6 +139,7 @@ struct rdmalock_membership {
 	u64 view_epoch;
 	u32 view_coord;
 	u32 view_members;
+	u32 view_connects[RDMALOCK_MAX_NODES];
 	bool member;
 	u64 seen;
 	u64 view_changes;
@@ -351,10 +354,11 @@ static void rdmalock_mb_ask_fence(struct rdmalock_membership *mb, u32 node,
 static bool rdmalock_mb_prepare(struct rdmalock_membership *mb,
 				struct rdmalock_mb_step_ctx *c, u32 members)
 {
+	u32 waiting, gone, i, connects[RDMALOCK_MAX_NODES];
+	struct rdmalock_peer_status st;
 	bool asked = false;
 	unsigned long until;
 	unsigned int acks;
-	u32 waiting, gone, i;
 
 	if (!rdmalock_recovery_quiesce(mb->ls, rdmalock_mb_step_stale, c))
 		return false;
@@ -378,14 +382,20 @@ static bool rdmalock_mb_prepare(struct rdmalock_membership *mb,
 	/*
 	 * The members of the last view left out have stopped by now; what
 	 * they posted before and has not landed yet must not land after the
-	 * reset. A node that was never a member posted nothing to the locks.
+	 * reset. A node that was never a member posted nothing to the locks,
+	 * and what one posted on a connection that failed since died with it.
 	 */
 	spin_lock_bh(&mb->lock);
 	gone = mb->view_members & ~members;
+	memcpy(connects, mb->view_connects, sizeof(connects));
 	spin_unlock_bh(&mb->lock);
-	for (i = 0; i < mb->num_nodes; i++)
-		if (gone & BIT(i))
+	for (i = 0; i < mb->num_nodes; i++) {
+		if (!(gone & BIT(i)))
+			continue;
+		rdmalock_fabric_peer_status(mb->fabric, i, &st);
+		if (st.connects == connects[i])
 			rdmalock_fabric_disconnect(mb->fabric, i);
+	}
 	return true;
 }
 
@@ -397,8 +407,15 @@ static bool rdmalock_mb_prepare(struct rdmalock_membership *mb,
 static bool rdmalock_mb_commit(struct rdmalock_membership *mb,
 			       struct rdmalock_mb_step_ctx *c, u32 members)
 {
+	u32 connects[RDMALOCK_MAX_NODES], i;
+	struct rdmalock_peer_status st;
 	unsigned long bits = members;
 
+	/* Which connection each member is on: see rdmalock_mb_prepare(). */
+	for (i = 0; i < mb->num_nodes; i++) {
+		rdmalock_fabric_peer_status(mb->fabric, i, &st);
+		connects[i] = st.connects;
+	}
 	spin_lock_bh(&mb->lock);
 	if (mb->epoch != c->epoch || mb->coord != c->coord || mb->poisoned ||
 	    mb->stopping) {
@@ -408,6 +425,7 @@ static bool rdmalock_mb_commit(struct rdmalock_membership *mb,
 	mb->view_epoch = c->epoch;
 	mb->view_coord = c->coord;
 	mb->view_members = members;
+	memcpy(mb->view_connects, connects, sizeof(connects));
 	mb->member = true;
 	mb->view_changes++;
 	mb->fenced &= ~members;
