@@ -189,10 +189,15 @@ create() {
 		--key-file "$(key_file)" --algo cas --locks-per-node 8
 }
 
+# In the paper's lease mode: ready_late takes every node's connections
+# down at once for longer than the node lease, after which a membership
+# domain's nodes have fenced themselves (rightly) and refuse the lock until
+# a view takes them back; what it checks is the fabric's holding of the
+# request, not membership (the membership and shiftlock scenarios are).
 create_shift() {
 	ctl domain create flt-shift --node-id "$VMTEST_NODE" \
 		--nodes "$VMTEST_NODES" --key-file "$(key_file)" --algo shiftlock --port 7221 \
-		--locks-per-node 8 --lease-ms 15000
+		--locks-per-node 8 --lease-ms 15000 --lease-recovery
 }
 
 delayed_torture() {
