@@ -59,6 +59,8 @@
 #define MB_PHASE_TIMEOUT_MS	10000
 /* A node left out for silence is not proposed again for this long. */
 #define MB_SUSPECT_MS		20000
+/* &rdmalock_mb_msg.phase of a LEASE that renews (else it only tells the epoch). */
+#define MB_LEASE_RENEWS		1
 /* A member asks for a view change after a failed verb at most this often. */
 #define MB_RECOVER_MS		1000
 
@@ -67,7 +69,7 @@ struct rdmalock_mb_msg {
 	__le64 epoch;
 	__le32 coord;
 	__le32 members;		/* PROPOSE; FENCED: the node fenced */
-	__le32 phase;		/* PROPOSE, ACK */
+	__le32 phase;		/* PROPOSE, ACK; LEASE: MB_LEASE_RENEWS or 0 */
 	/* ACK, LEASE: the nodes the sender sees up; PROPOSE: its lease, ms */
 	__le32 up;
 };
@@ -681,8 +683,13 @@ static void rdmalock_mb_on_lease(struct rdmalock_membership *mb, u32 node,
 
 	spin_lock_bh(&mb->lock);
 	mb->seen = max(mb->seen, epoch);
-	if (epoch == mb->epoch && le32_to_cpu(msg->coord) == mb->coord &&
-	    (mb->members & BIT(node)))
+	/*
+	 * A member renews only the nodes its proposal has, and records it;
+	 * whichever proposal that is, the survivors' wait covers it. Not
+	 * asking for the same proposal keeps a view change that takes
+	 * longer than the lease from fencing its members.
+	 */
+	if (le32_to_cpu(msg->phase) == MB_LEASE_RENEWS)
 		mb->renewed_by[node] = jiffies;
 	/* A proposal of this node's that no one will follow: outbid it. */
 	if (mb->c_epoch && epoch >= mb->c_epoch && le32_to_cpu(msg->coord) != mb->self)
@@ -811,7 +818,7 @@ static void rdmalock_mb_renew(struct rdmalock_membership *mb, u32 up)
 			continue;
 		rdmalock_mb_renewing(mb, i);
 		rdmalock_mb_send(mb, i, RDMALOCK_MB_MSG_LEASE, mb->epoch,
-				 mb->coord, 0, 0, up);
+				 mb->coord, 0, MB_LEASE_RENEWS, up);
 	}
 }
 
