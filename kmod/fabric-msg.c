@@ -692,9 +692,7 @@ static void rdmalock_msg_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	int ret;
 
 	if (wc->status != IB_WC_SUCCESS) {
-		/* Flushed receives are how a teardown ends; no news there. */
-		if (wc->status != IB_WC_WR_FLUSH_ERR)
-			rdmalock_conn_fail(ring->conn, ib_wc_status_msg(wc->status));
+		rdmalock_conn_wc_failed(ring->conn, wc);
 		return;
 	}
 	/* Even on a failed connection: our region may be what it invalidated. */
@@ -736,8 +734,7 @@ static void rdmalock_msg_send_done(struct ib_cq *cq, struct ib_wc *wc)
 		atomic64_add(s->size, &s->cnt->bytes);
 	} else {
 		atomic64_inc(&s->cnt->failed);
-		if (wc->status != IB_WC_WR_FLUSH_ERR)
-			rdmalock_conn_fail(conn, ib_wc_status_msg(wc->status));
+		rdmalock_conn_wc_failed(conn, wc);
 	}
 	/* The handshake's message carried the region's rkey. */
 	kfree_sensitive(s);

@@ -325,6 +325,7 @@ int rdmalock_conn_post_wait(struct rdmalock_conn *conn,
 void rdmalock_fabric_remove_device(struct ib_device *device);
 bool rdmalock_device_present(struct ib_device *ibdev);
 void rdmalock_conn_fail(struct rdmalock_conn *conn, const char *why);
+void rdmalock_conn_wc_failed(struct rdmalock_conn *conn, const struct ib_wc *wc);
 void rdmalock_conn_up(struct rdmalock_conn *conn, bool established);
 int rdmalock_conn_install(struct rdmalock_conn *conn);
 void rdmalock_conn_put(struct rdmalock_conn *conn);

@@ -143,19 +143,16 @@ static void rdmalock_op_complete(struct ib_cq *cq, struct ib_wc *wc)
 		op->status = 0;
 		break;
 	case IB_WC_WR_FLUSH_ERR:
-		op->status = -ENOTCONN;
-		break;
 	case IB_WC_RETRY_EXC_ERR:
 	case IB_WC_RNR_RETRY_EXC_ERR:
-		/* The peer stopped answering: it is gone, as far as we know. */
-		rdmalock_conn_fail(conn, ib_wc_status_msg(wc->status));
+		/* The connection failed, or the peer stopped answering. */
+		rdmalock_conn_wc_failed(conn, wc);
 		op->status = -ENOTCONN;
 		break;
 	default:
-		/* An RC QP that completes in error is in the error state. */
 		pr_err_ratelimited("%s: %s\n", conn->fabric->attr.name,
 				   ib_wc_status_msg(wc->status));
-		rdmalock_conn_fail(conn, ib_wc_status_msg(wc->status));
+		rdmalock_conn_wc_failed(conn, wc);
 		op->status = -EIO;
 		break;
 	}

@@ -432,6 +432,27 @@ void rdmalock_conn_fail(struct rdmalock_conn *conn, const char *why)
 	queue_work(fabric->wq, &conn->teardown_work);
 }
 
+/**
+ * rdmalock_conn_wc_failed() - a request on @conn completed in error
+ * @conn: the connection
+ * @wc: the completion, whose status is not IB_WC_SUCCESS
+ *
+ * An RC QP that completes a request in error is in the error state, and
+ * so is its connection, whatever the status. A flush is most often the
+ * echo of our own rdmalock_conn_fail(), which makes this a no-op; but rxe
+ * reports every request, the one that failed included, as flushed when
+ * its requester moves the QP to the error state itself (a packet it could
+ * not build or send while the link was down). Unless that flush fails the
+ * connection, it stays "up" on a dead QP for ever: the loopback above all,
+ * which no heartbeat watches.
+ *
+ * Context: any.
+ */
+void rdmalock_conn_wc_failed(struct rdmalock_conn *conn, const struct ib_wc *wc)
+{
+	rdmalock_conn_fail(conn, ib_wc_status_msg(wc->status));
+}
+
 static void rdmalock_qp_event(struct ib_event *event, void *context)
 {
 	struct rdmalock_conn *conn = context;
