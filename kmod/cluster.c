@@ -450,6 +450,28 @@ u32 rdmalock_domain_names(char *names, u32 max)
 	return n;
 }
 
+/*
+ * The domain called @name, held and entered for a control call that reads
+ * or changes its state; NULL if there is none or it is being destroyed.
+ * End the call with rdmalock_domain_unuse().
+ */
+static struct rdmalock_domain *rdmalock_domain_use(const char *name)
+{
+	struct rdmalock_domain *dom = rdmalock_domain_get(name);
+
+	if (dom && rdmalock_domain_enter(dom)) {
+		rdmalock_domain_put(dom);
+		dom = NULL;
+	}
+	return dom;
+}
+
+static void rdmalock_domain_unuse(struct rdmalock_domain *dom)
+{
+	rdmalock_domain_leave(dom);
+	rdmalock_domain_put(dom);
+}
+
 /**
  * rdmalock_domain_status() - describe the domain named in @st->name
  * @st: in: the name; out: every other field but @size, @flags, @reserved
@@ -462,13 +484,9 @@ int rdmalock_domain_status(struct rdmalock_domain_status *st)
 	struct rdmalock_domain *dom;
 	u32 i;
 
-	dom = rdmalock_domain_get(st->name);
+	dom = rdmalock_domain_use(st->name);
 	if (!dom)
 		return -ENOENT;
-	if (rdmalock_domain_enter(dom)) {
-		rdmalock_domain_put(dom);
-		return -ENOENT;
-	}
 	st->node_id = dom->attr.node_id;
 	st->num_nodes = dom->attr.num_nodes;
 	st->algo = dom->algo;
@@ -482,8 +500,7 @@ int rdmalock_domain_status(struct rdmalock_domain_status *st)
 	memset(st->peers, 0, sizeof(st->peers));
 	for (i = 0; i < dom->attr.num_nodes; i++)
 		rdmalock_fabric_peer_status(dom->fabric, i, &st->peers[i]);
-	rdmalock_domain_leave(dom);
-	rdmalock_domain_put(dom);
+	rdmalock_domain_unuse(dom);
 	return 0;
 }
 
@@ -499,16 +516,11 @@ int rdmalock_domain_view(struct rdmalock_domain_view *v)
 {
 	struct rdmalock_domain *dom;
 
-	dom = rdmalock_domain_get(v->name);
+	dom = rdmalock_domain_use(v->name);
 	if (!dom)
 		return -ENOENT;
-	if (rdmalock_domain_enter(dom)) {
-		rdmalock_domain_put(dom);
-		return -ENOENT;
-	}
 	rdmalock_membership_view(dom->mb, v);
-	rdmalock_domain_leave(dom);
-	rdmalock_domain_put(dom);
+	rdmalock_domain_unuse(dom);
 	return 0;
 }
 
@@ -525,16 +537,12 @@ int rdmalock_domain_fence_ack(const char *name, u32 node)
 	struct rdmalock_domain *dom;
 	int ret;
 
-	dom = rdmalock_domain_get(name);
+	dom = rdmalock_domain_use(name);
 	if (!dom)
 		return -ENOENT;
-	ret = rdmalock_domain_enter(dom);
-	if (!ret) {
-		ret = rdmalock_membership_fence_ack(dom->mb, node);
-		rdmalock_domain_leave(dom);
-	}
-	rdmalock_domain_put(dom);
-	return ret == -ESHUTDOWN ? -ENOENT : ret;
+	ret = rdmalock_membership_fence_ack(dom->mb, node);
+	rdmalock_domain_unuse(dom);
+	return ret;
 }
 
 /**
