@@ -19,6 +19,8 @@
 #include <linux/atomic.h>
 #include <linux/bitmap.h>
 #include <linux/build_bug.h>
+#include <linux/jiffies.h>
+#include <linux/sched.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
@@ -137,6 +139,12 @@ struct rdmalock_how {
 	bool killable;
 	bool try;
 };
+
+/* Jiffies left before @how's deadline, which is over at 0 or less. */
+static inline long rdmalock_how_left(const struct rdmalock_how *how)
+{
+	return how->timed ? (long)(how->deadline - jiffies) : MAX_SCHEDULE_TIMEOUT;
+}
 
 /**
  * struct rdmalock_algo - a lock algorithm

@@ -306,7 +306,7 @@ int rdmalock_wait_event(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w
 			unsigned long events, const struct rdmalock_how *how)
 {
 	unsigned int i;
-	long slice, ret;
+	long slice;
 
 	for (i = 0; i < RDMALOCK_SPIN_LOOPS; i++) {
 		if (rdmalock_happened(w, events))
@@ -314,22 +314,16 @@ int rdmalock_wait_event(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w
 		cpu_relax();
 	}
 	for (;;) {
-		slice = MAX_SCHEDULE_TIMEOUT;
-		if (how->timed) {
-			slice = (long)(how->deadline - jiffies);
-			if (slice <= 0)
-				return -ETIMEDOUT;
-		}
-		if (how->killable) {
-			ret = wait_event_killable_timeout(w->wq,
-							  rdmalock_wake_cond(ls, w, events),
-							  slice);
-			if (ret < 0)
-				return -EINTR;
-		} else {
+		slice = rdmalock_how_left(how);
+		if (slice <= 0)
+			return -ETIMEDOUT;
+		if (!how->killable)
 			wait_event_timeout(w->wq, rdmalock_wake_cond(ls, w, events),
 					   slice);
-		}
+		else if (wait_event_killable_timeout(w->wq,
+						     rdmalock_wake_cond(ls, w, events),
+						     slice) < 0)
+			return -EINTR;
 		if (rdmalock_happened(w, events))
 			goto happened;
 		if (READ_ONCE(ls->closed))
@@ -787,6 +781,11 @@ static bool rdmalock_verb_failed(int err, const struct rdmalock_how *how)
 	return err == -EIO || err == -ENOTCONN;
 }
 
+static bool rdmalock_view_moved(struct rdmalock_lockspace *ls, int gen)
+{
+	return atomic_read(&ls->gate_gen) != gen || READ_ONCE(ls->closed);
+}
+
 /*
  * A verb failed while every node may be alive: a queue may be broken
  * (a waiter lost in it, a grant that never landed) until a view change
@@ -803,18 +802,14 @@ static int rdmalock_await_view_change(struct rdmalock_lockspace *ls, int gen,
 	ls->want_view_change(ls->view_ctx);
 	if (how->try)
 		return err;
-	if (how->timed)
-		left = min(left, (long)(how->deadline - jiffies));
+	left = min(left, rdmalock_how_left(how));
 	if (left <= 0)
 		return err;
 	if (how->killable)
 		wait_event_killable_timeout(ls->gate_wq,
-					    atomic_read(&ls->gate_gen) != gen ||
-					    READ_ONCE(ls->closed), left);
+					    rdmalock_view_moved(ls, gen), left);
 	else
-		wait_event_timeout(ls->gate_wq,
-				   atomic_read(&ls->gate_gen) != gen ||
-				   READ_ONCE(ls->closed), left);
+		wait_event_timeout(ls->gate_wq, rdmalock_view_moved(ls, gen), left);
 	return atomic_read(&ls->gate_gen) != gen ? 0 : err;
 }
 

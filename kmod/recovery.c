@@ -102,20 +102,15 @@ int rdmalock_gate_enter(struct rdmalock_lockspace *ls,
 			return -ENOTCONN;
 		if (how->try)
 			return -EAGAIN;
-		left = MAX_SCHEDULE_TIMEOUT;
-		if (how->timed) {
-			left = (long)(how->deadline - jiffies);
-			if (left <= 0)
-				return -ETIMEDOUT;
-		}
-		if (how->killable) {
-			if (wait_event_killable_timeout(ls->gate_wq,
-							rdmalock_gate_moved(ls),
-							left) < 0)
-				return -EINTR;
-		} else {
+		left = rdmalock_how_left(how);
+		if (left <= 0)
+			return -ETIMEDOUT;
+		if (!how->killable)
 			wait_event_timeout(ls->gate_wq, rdmalock_gate_moved(ls), left);
-		}
+		else if (wait_event_killable_timeout(ls->gate_wq,
+						     rdmalock_gate_moved(ls),
+						     left) < 0)
+			return -EINTR;
 		if (READ_ONCE(ls->closed))
 			return -ESHUTDOWN;
 	}
