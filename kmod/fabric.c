@@ -52,6 +52,7 @@
 #include <linux/in6.h>
 #include <linux/kref.h>
 #include <linux/mm.h>
+#include <linux/netdevice.h>
 #include <linux/random.h>
 #include <linux/rwsem.h>
 #include <linux/semaphore.h>
@@ -262,21 +263,42 @@ void rdmalock_conn_put(struct rdmalock_conn *conn)
 }
 
 /*
+ * Can @id's port send now? The port's state alone is late: as a link goes
+ * down, its routes go before Soft-RoCE marks the port down, and a
+ * connection that failed on the way (its requests flushed) is torn down
+ * in between. Its netdevice, stopped first, says so in time.
+ */
+static bool rdmalock_port_usable(struct rdma_cm_id *id)
+{
+	int ifindex = id->route.addr.dev_addr.bound_dev_if;
+	enum ib_port_state state;
+	struct net_device *ndev;
+	bool up;
+
+	if (ib_get_cached_port_state(id->device, id->port_num, &state))
+		return true;
+	if (state != IB_PORT_ACTIVE)
+		return false;
+	ndev = ifindex ? dev_get_by_index(&init_net, ifindex) : NULL;
+	if (!ndev)
+		return true;
+	up = netif_running(ndev) && netif_carrier_ok(ndev);
+	dev_put(ndev);
+	return up;
+}
+
+/*
  * Destroying a cm_id whose exchange has started sends a CM message (a
  * disconnect request or a reject). Soft-RoCE, sending one with no route
  * (the link is down), puts its CM QP (QP1) in the error state, which
  * flushes its receives, and the MAD layer never posts them again: the
  * node could never connect again. So that message waits until the port
- * is active again, or until the fabric stops.
+ * can send again, or until the fabric stops.
  */
 static void rdmalock_conn_wait_port(struct rdmalock_conn *conn)
 {
-	struct rdma_cm_id *id = conn->cm_id;
-	enum ib_port_state state;
-
 	while (!READ_ONCE(conn->fabric->stopping) &&
-	       !ib_get_cached_port_state(id->device, id->port_num, &state) &&
-	       state != IB_PORT_ACTIVE)
+	       !rdmalock_port_usable(conn->cm_id))
 		msleep(RDMALOCK_PORT_POLL_MS);
 }
 
