@@ -11,8 +11,8 @@
  * status block: a task that holds several locks uses one handle for
  * each, and two tasks that want the same lock each use their own handle.
  * Ids map to a home node (id modulo the number of nodes) and a slot in
- * its lock table; distinct ids may share a slot, which is safe, only
- * slower.
+ * its lock table; ids that share a slot are one lock, so a client must
+ * not hold two of them at once (Documentation/api.rst).
  *
  * A destroyed domain grants nothing more: its waiters fail and new lock
  * calls fail at once with -ESHUTDOWN, and rdmalock_unlock() of a lock
