@@ -111,6 +111,8 @@ struct rdmalock_mb_msg {
  * @c_started: when that phase started
  * @suspect_until: per node, until when it is not proposed
  * @c_wanted: as coordinator: a member asked for a view change
+ * @c_regained: as coordinator: a proposal was begun again to take back a
+ *	node it had left out; not again until one commits
  * @want_pending: this node has a view change to ask for
  * @lost: bit 0: the fabric lost a connection, which asks for one
  * @fenced: nodes a cluster manager fenced, until they are members again
@@ -158,6 +160,7 @@ struct rdmalock_membership {
 	unsigned long c_started;
 	unsigned long suspect_until[RDMALOCK_MAX_NODES];
 	bool c_wanted;
+	bool c_regained;
 	bool want_pending;
 	unsigned long lost;
 	u32 fenced;
@@ -648,6 +651,7 @@ static void rdmalock_mb_advance(struct rdmalock_membership *mb)
 	}
 	if (mb->c_phase == MB_COMMIT) {
 		mb->c_epoch = 0;
+		mb->c_regained = false;
 		return;
 	}
 	mb->c_phase++;
@@ -865,6 +869,23 @@ static u32 rdmalock_mb_target(struct rdmalock_membership *mb, u32 up)
 }
 
 /* Under @mb->lock: the coordinator's part of a tick. */
+/*
+ * Under @mb->lock, as coordinator: begin the proposal under way again to
+ * take in a node it left out, which is up again before the members have
+ * waited out its lease (a connection that failed and came straight back,
+ * a node whose connection came up just after the proposal)? Otherwise the
+ * view fences a live node for nothing. Once only until a view commits, so
+ * that a flapping node cannot keep a view change from ending.
+ */
+static bool rdmalock_mb_regain(struct rdmalock_membership *mb, u32 target)
+{
+	if (mb->c_phase != MB_PREPARE || !(target & ~mb->c_members) ||
+	    mb->c_regained)
+		return false;
+	mb->c_regained = true;
+	return true;
+}
+
 static void rdmalock_mb_coordinate(struct rdmalock_membership *mb, u32 up)
 {
 	u32 target = rdmalock_mb_target(mb, up);
@@ -874,6 +895,7 @@ static void rdmalock_mb_coordinate(struct rdmalock_membership *mb, u32 up)
 	if (up & GENMASK(mb->self, 0) & ~BIT(mb->self)) {
 		mb->c_epoch = 0;
 		mb->c_wanted = false;
+		mb->c_regained = false;
 		return;
 	}
 	if (mb->c_epoch) {
@@ -884,6 +906,8 @@ static void rdmalock_mb_coordinate(struct rdmalock_membership *mb, u32 up)
 			mb->c_epoch = 0;
 		} else if (mb->c_members & ~target) {
 			mb->c_epoch = 0;	/* a member went down: start again */
+		} else if (rdmalock_mb_regain(mb, target)) {
+			mb->c_epoch = 0;
 		} else {
 			if (time_after(jiffies, mb->c_sent + msecs_to_jiffies(MB_RESEND_MS)))
 				rdmalock_mb_send_phase(mb);

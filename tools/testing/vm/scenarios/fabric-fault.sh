@@ -302,9 +302,65 @@ after_failed_links() {
 		counters_exact flt-mcs after-links 1
 }
 
+# regain: with every node alive, only node 1's connection to node 0,
+# the coordinator, fails (an FAA completes in error) while node 1 holds a
+# lock of flt-mcs. Node 0 proposes a view without node 1 at once; node 1
+# is back before the members have waited out its lease (4 s, and 1 s of
+# margin), and node 0 takes it back in: a view change, no fence, and
+# node 1's unlock returns 0. (Before, the view went on without node 1,
+# which was fenced for a connection that came straight back.)
+REGAIN_LOCK=4
+
+regain_before() {
+	local line
+
+	line=$(view_line flt-mcs) || return 1
+	echo "$line" | epoch_of >/tmp/regain-epoch
+	echo "$line" | fences_of >/tmp/regain-fences
+}
+
+regain_fail_connection() {
+	hold_lock regain flt-mcs $REGAIN_LOCK || return 1
+	hold_started regain 30 || return 1
+	fault fail_verb nodes=1 verbs=$VERB_FAA completion=1 \
+		interval=1 times=1 probability=100 || return 1
+	ctl fabric-test flt-mcs faa-storm --target 0 --word 6 --threads 1 \
+		--iterations 5 >&2
+	faults_off
+}
+
+regained() {
+	local line rc=0
+
+	line=$(view_line flt-mcs) || rc=1
+	echo "flt-mcs: $line; before: epoch $(cat /tmp/regain-epoch), fences $(cat /tmp/regain-fences)" >&2
+	[ "$(echo "$line" | epoch_of)" -gt "$(cat /tmp/regain-epoch)" ] || rc=1
+	[ "$(echo "$line" | fences_of)" -eq "$(cat /tmp/regain-fences)" ] || rc=1
+	if [ "$VMTEST_NODE" -eq 1 ]; then
+		hold_unlocked regain || rc=1
+	fi
+	return $rc
+}
+
+regain() {
+	local rc=0
+
+	regain_before || return 1
+	barrier regain-start || return 1
+	if [ "$VMTEST_NODE" -eq 1 ]; then
+		regain_fail_connection || rc=1
+	fi
+	barrier regain-failed || return 1
+	# Past the lease and its margin: a fence would have come by now.
+	sleep 8
+	retry 60 view_full flt-mcs || rc=1
+	regained || rc=1
+	return $rc
+}
+
 unload() { ctl domain destroy flt-shift && rmmod rdmalock; }
 
-tap_plan 27
+tap_plan 28
 kmemleak_forget
 tap_check "rdmalock.ko loads" load_rdmalock
 tap_check "the fault knobs are in debugfs, every fault off and quiet" knobs_off
@@ -345,6 +401,8 @@ tap_check "every node is up in it" retry 60 domain_up flt-mcs
 tap_check "MCS torture with links and grants failing: no error, exact" \
 	failed_links
 tap_check "faults off: the next MCS round is exact, no lock wedged" after_failed_links
+tap_check "node 1's connection to the coordinator fails and comes straight back: a view change, nobody fenced, node 1's lock still its own" \
+	regain
 tap_check "mcs domain destroyed" ctl domain destroy flt-mcs
 tap_check "cas domain destroyed" ctl domain destroy $DOMAIN
 tap_check "a lock asked of a node whose connection is not ready yet comes" \
