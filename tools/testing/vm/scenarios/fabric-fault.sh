@@ -302,14 +302,17 @@ after_failed_links() {
 		counters_exact flt-mcs after-links 1
 }
 
-# regain: with every node alive, only node 1's connection to node 0,
-# the coordinator, fails (an FAA completes in error) while node 1 holds a
-# lock of flt-mcs. Node 0 proposes a view without node 1 at once; node 1
-# is back before the members have waited out its lease (4 s, and 1 s of
-# margin), and node 0 takes it back in: a view change, no fence, and
-# node 1's unlock returns 0. (Before, the view went on without node 1,
-# which was fenced for a connection that came straight back.)
-REGAIN_LOCK=4
+# regain: with every node alive, only the last node's connection to node
+# 0, the coordinator, fails (an FAA completes in error) while it holds a
+# lock of flt-mcs. Node 0 proposes a view without it at once; it is back
+# before the members have waited out its lease (4 s, and 1 s of margin),
+# and node 0 takes it back in: a view change, no fence, and its unlock
+# returns 0. (Before, the view went on without it, which was fenced for a
+# connection that came straight back.) Node 1 must not be the one: it
+# would see node 0 down, propose a view of its own, and make node 0
+# outbid it with a new proposal, which would hide the fault.
+REGAIN_NODE=$((n - 1))
+REGAIN_LOCK=5
 
 regain_before() {
 	local line
@@ -336,9 +339,6 @@ regained() {
 	echo "flt-mcs: $line; before: epoch $(cat /tmp/regain-epoch), fences $(cat /tmp/regain-fences)" >&2
 	[ "$(echo "$line" | epoch_of)" -gt "$(cat /tmp/regain-epoch)" ] || rc=1
 	[ "$(echo "$line" | fences_of)" -eq "$(cat /tmp/regain-fences)" ] || rc=1
-	if [ "$VMTEST_NODE" -eq 1 ]; then
-		hold_unlocked regain || rc=1
-	fi
 	return $rc
 }
 
@@ -347,7 +347,7 @@ regain() {
 
 	regain_before || return 1
 	barrier regain-start || return 1
-	if [ "$VMTEST_NODE" -eq 1 ]; then
+	if [ "$VMTEST_NODE" -eq "$REGAIN_NODE" ]; then
 		regain_fail_connection || rc=1
 	fi
 	barrier regain-failed || return 1
@@ -355,6 +355,11 @@ regain() {
 	sleep 8
 	retry 60 view_full flt-mcs || rc=1
 	regained || rc=1
+	# Before anyone destroys the domain, which would fence the holder.
+	if [ "$VMTEST_NODE" -eq "$REGAIN_NODE" ]; then
+		hold_unlocked regain || rc=1
+	fi
+	barrier regain-done || return 1
 	return $rc
 }
 
@@ -401,7 +406,7 @@ tap_check "every node is up in it" retry 60 domain_up flt-mcs
 tap_check "MCS torture with links and grants failing: no error, exact" \
 	failed_links
 tap_check "faults off: the next MCS round is exact, no lock wedged" after_failed_links
-tap_check "node 1's connection to the coordinator fails and comes straight back: a view change, nobody fenced, node 1's lock still its own" \
+tap_check "node $REGAIN_NODE's connection to the coordinator fails and comes straight back: a view change, nobody fenced, its lock still its own" \
 	regain
 tap_check "mcs domain destroyed" ctl domain destroy flt-mcs
 tap_check "cas domain destroyed" ctl domain destroy $DOMAIN
