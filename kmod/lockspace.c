@@ -618,7 +618,12 @@ rdmalock_lockspace_alloc(const struct rdmalock_fabric_attr *attr, void *region,
 		if (!ls->waiter_data)
 			goto err_free;
 	}
-	ls->wq = alloc_workqueue("rdmalock-%s", WQ_UNBOUND, 0, attr->name);
+	/*
+	 * Reclaim-safe: a view change's step, on a reclaim-safe queue,
+	 * flushes it (recovery.c), and lock calls may come from writeback.
+	 */
+	ls->wq = alloc_workqueue("rdmalock-%s", WQ_UNBOUND | WQ_MEM_RECLAIM, 0,
+				 attr->name);
 	if (!ls->wq)
 		goto err_free;
 	ls->name = attr->name;
