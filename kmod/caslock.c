@@ -12,6 +12,12 @@
 #include "locks.h"
 
 #define RDMALOCK_CAS_BACKOFF_MAX_US	1000
+/*
+ * The naive mixed lock spins: it backs off to no more than a few
+ * microseconds, so that its two kinds of CAS meet often enough for the
+ * torture to catch them within seconds.
+ */
+#define RDMALOCK_MIXED_BACKOFF_MAX_US	2
 
 /**
  * rdmalock_cas_spin() - take a CAS spinlock
@@ -21,12 +27,15 @@
  * @cpu_at_home: on the home node, use a CPU CAS instead of loopback. That
  *	is wrong, since the NIC's CAS from peers is not atomic with it; only
  *	the negative control of the torture test asks for it.
+ * @max_us: the longest sleep between two attempts
  *
  * Context: process context; sleeps.
  * Return: 0, or an error after which the acquisition is over.
  */
-int rdmalock_cas_spin(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w,
-		      const struct rdmalock_how *how, bool cpu_at_home)
+static int rdmalock_cas_spin(struct rdmalock_lockspace *ls,
+			     struct rdmalock_waiter *w,
+			     const struct rdmalock_how *how, bool cpu_at_home,
+			     unsigned int max_us)
 {
 	bool cpu = cpu_at_home && w->home == ls->self;
 	u64 *word = rdmalock_slot_word(ls, w->slot_off, 0);
@@ -46,7 +55,7 @@ int rdmalock_cas_spin(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w,
 		}
 		if (!old)
 			return 0;
-		ret = rdmalock_backoff(ls, how, &us, RDMALOCK_CAS_BACKOFF_MAX_US);
+		ret = rdmalock_backoff(ls, how, &us, max_us);
 		if (ret)
 			return rdmalock_acq_fail(ls, w, ret);
 	}
@@ -56,7 +65,7 @@ static int rdmalock_caslock_acquire(struct rdmalock_lockspace *ls,
 				    struct rdmalock_waiter *w,
 				    const struct rdmalock_how *how)
 {
-	return rdmalock_cas_spin(ls, w, how, false);
+	return rdmalock_cas_spin(ls, w, how, false, RDMALOCK_CAS_BACKOFF_MAX_US);
 }
 
 static int rdmalock_caslock_release(struct rdmalock_lockspace *ls,
@@ -108,7 +117,7 @@ static int rdmalock_test_mixed_acquire(struct rdmalock_lockspace *ls,
 				       struct rdmalock_waiter *w,
 				       const struct rdmalock_how *how)
 {
-	return rdmalock_cas_spin(ls, w, how, true);
+	return rdmalock_cas_spin(ls, w, how, true, RDMALOCK_MIXED_BACKOFF_MAX_US);
 }
 
 static int rdmalock_test_mixed_release(struct rdmalock_lockspace *ls,

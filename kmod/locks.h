@@ -406,10 +406,6 @@ void rdmalock_recovery_fence(struct rdmalock_lockspace *ls);
 int rdmalock_recover_word0(struct rdmalock_lockspace *ls,
 			   struct rdmalock_waiter *w);
 
-/* caslock.c: the CAS spinlock's loop, shared with its broken variant. */
-int rdmalock_cas_spin(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w,
-		      const struct rdmalock_how *how, bool cpu_at_home);
-
 /* rqueue.c: an MCS queue whose tail peers swap with RDMA CAS. */
 int rdmalock_rqueue_enqueue(struct rdmalock_lockspace *ls,
 			    struct rdmalock_waiter *w, u64 tail_off,

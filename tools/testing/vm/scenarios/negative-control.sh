@@ -10,14 +10,17 @@
 #    CAS as a load, a compare and a store, so a home-node CAS can slip in
 #    between. Home-node and remote threads hammer one lock, in rounds,
 #    until the torture catches it or the rounds run out; node 0 reports
-#    how many acquisitions that took. The same race can also leave the
-#    word held by nobody, and the lock then grants no more: each round's
-#    counters-reset clears the word of these broken locks.
+#    how many acquisitions that took. Both kinds of CAS spin (caslock.c):
+#    with the baseline's backoff, a peer's CAS met a home-node CAS so
+#    seldom that six rounds of 5 s sometimes passed without a catch. The
+#    same race can also leave the word held by nobody, and the lock then
+#    grants no more: each round's counters-reset clears the word of these
+#    broken locks.
 # Caught means: a violation seen in the owner word on any node, or the
 # guarded counter of lock 0 (homed on node 0) short of the acquisitions.
 . ./lib.sh
 
-: "${MIXED_ROUNDS:=6}"
+: "${MIXED_ROUNDS:=10}"
 : "${MIXED_MS:=5000}"
 n=$(num_nodes)
 
