@@ -12,7 +12,10 @@
  * each, and two tasks that want the same lock each use their own handle.
  * Ids map to a home node (id modulo the number of nodes) and a slot in
  * its lock table; ids that share a slot are one lock, so a client must
- * not hold two of them at once (Documentation/api.rst).
+ * not hold two of them at once (Documentation/api.rst). In a domain
+ * created with named locks, a lock is a name of up to
+ * RDMALOCK_LOCK_NAME_MAX bytes (an id is the name of its eight big-endian
+ * bytes), and distinct names are distinct locks.
  *
  * A destroyed domain grants nothing more: its waiters fail and new lock
  * calls fail at once with -ESHUTDOWN, and rdmalock_unlock() of a lock
@@ -32,6 +35,8 @@ struct rdmalock_domain *rdmalock_domain_get(const char *name);
 void rdmalock_domain_put(struct rdmalock_domain *dom);
 
 struct rdmalock_lock *rdmalock_lock_get(struct rdmalock_domain *dom, u64 id);
+struct rdmalock_lock *rdmalock_lock_get_name(struct rdmalock_domain *dom,
+					     const void *name, u32 len);
 void rdmalock_lock_put(struct rdmalock_lock *lk);
 
 int rdmalock_lock(struct rdmalock_lock *lk, unsigned int mode);

@@ -11,12 +11,15 @@
 
 #include "cluster.h"
 #include "locks.h"
+#include "names.h"
 
 /**
  * rdmalock_lock_init() - set up a lock handle that lives in the caller's memory
  * @lk: the handle
  * @dom: the domain, held by the caller for as long as @lk is used
  * @id: the lock id
+ *
+ * For a domain whose ids map to slots; rdmalock_lock_setup() serves both.
  */
 void rdmalock_lock_init(struct rdmalock_lock *lk, struct rdmalock_domain *dom,
 			u64 id)
@@ -27,32 +30,162 @@ void rdmalock_lock_init(struct rdmalock_lock *lk, struct rdmalock_domain *dom,
 	lk->id = id;
 	lk->home = do_div(id, nodes);
 	lk->slot_off = rdmalock_table_offset(do_div(id, dom->locks_per_node));
+	lk->ent = NULL;
 	lk->w = NULL;
+}
+
+static struct rdmalock_names *rdmalock_lock_names(const struct rdmalock_lock *lk)
+{
+	return lk->dom->ls->names;
+}
+
+/* Points @lk at a new resolution of @name, giving back the old one. */
+static int rdmalock_lock_resolve(struct rdmalock_lock *lk, const void *name,
+				 u32 len)
+{
+	struct rdmalock_name *ent;
+	int ret;
+
+	ret = rdmalock_domain_enter(lk->dom);
+	if (ret)
+		return ret;
+	ret = rdmalock_name_get(rdmalock_lock_names(lk), name, len, &ent);
+	rdmalock_domain_leave(lk->dom);
+	if (ret)
+		return ret;
+	if (lk->ent)
+		rdmalock_name_put(rdmalock_lock_names(lk), lk->ent);
+	lk->ent = ent;
+	lk->home = ent->home;
+	lk->slot_off = rdmalock_table_offset(ent->slot);
+	return 0;
+}
+
+/**
+ * rdmalock_lock_setup_name() - set up a handle on a named lock, in the caller's memory
+ * @lk: the handle
+ * @dom: a domain with named locks, held by the caller for as long as @lk
+ *	is used
+ * @name: the lock's name
+ * @len: its bytes, 1 to %RDMALOCK_LOCK_NAME_MAX
+ *
+ * Resolves the name at its home; rdmalock_lock_teardown() gives it back.
+ *
+ * Context: process context; sleeps.
+ * Return: 0; -EOPNOTSUPP when @dom's ids map to slots; -ESHUTDOWN when it
+ * was destroyed; or as rdmalock_name_get().
+ */
+int rdmalock_lock_setup_name(struct rdmalock_lock *lk, struct rdmalock_domain *dom,
+			     const void *name, u32 len)
+{
+	rdmalock_lock_init(lk, dom, 0);
+	if (!dom->ls->names)
+		return -EOPNOTSUPP;
+	return rdmalock_lock_resolve(lk, name, len);
+}
+
+/**
+ * rdmalock_lock_setup() - set up a handle on a lock id, in the caller's memory
+ * @lk: the handle
+ * @dom: the domain, held by the caller for as long as @lk is used
+ * @id: the lock id; in a domain with named locks, the name of its eight
+ *	big-endian bytes
+ *
+ * Context: process context; sleeps in a domain with named locks.
+ * Return: 0, or as rdmalock_lock_setup_name().
+ */
+int rdmalock_lock_setup(struct rdmalock_lock *lk, struct rdmalock_domain *dom,
+			u64 id)
+{
+	__be64 name = cpu_to_be64(id);
+	int ret;
+
+	if (!dom->ls->names) {
+		rdmalock_lock_init(lk, dom, id);
+		return 0;
+	}
+	ret = rdmalock_lock_setup_name(lk, dom, &name, sizeof(name));
+	lk->id = id;
+	return ret;
+}
+
+/**
+ * rdmalock_lock_teardown() - give back what rdmalock_lock_setup() took
+ * @lk: the handle, set up and not holding its lock
+ *
+ * Context: any.
+ */
+void rdmalock_lock_teardown(struct rdmalock_lock *lk)
+{
+	if (lk->ent)
+		rdmalock_name_put(rdmalock_lock_names(lk), lk->ent);
+	lk->ent = NULL;
+}
+
+static struct rdmalock_lock *rdmalock_lock_ready(struct rdmalock_lock *lk, int ret)
+{
+	if (ret) {
+		kfree(lk);
+		return ERR_PTR(ret);
+	}
+	kref_get(&lk->dom->ref);
+	return lk;
 }
 
 /**
  * rdmalock_lock_get() - a handle on a lock of a domain
  * @dom: the domain, from rdmalock_domain_get()
- * @id: the lock's id; its home node is @id modulo the number of nodes
+ * @id: the lock's id; its home node is @id modulo the number of nodes. In
+ *	a domain with named locks (%RDMALOCK_DOMAIN_F_NAMED) it is the name
+ *	of its eight big-endian bytes, and resolved here
  *
  * A handle is one holder's hold on one lock: a task that holds several
  * locks uses a handle for each, and tasks that want the same lock each use
  * their own. It holds a reference to @dom until rdmalock_lock_put().
  *
- * Context: process context.
- * Return: the handle, or ERR_PTR(-ENOMEM).
+ * Context: process context; sleeps in a domain with named locks.
+ * Return: the handle, or ERR_PTR(-ENOMEM), or in a domain with named
+ * locks an error of rdmalock_lock_get_name().
  */
 struct rdmalock_lock *rdmalock_lock_get(struct rdmalock_domain *dom, u64 id)
 {
-	struct rdmalock_lock *lk = kzalloc(sizeof(*lk), GFP_KERNEL);
+	struct rdmalock_lock *lk = kzalloc(sizeof(*lk), GFP_NOFS);
 
 	if (!lk)
 		return ERR_PTR(-ENOMEM);
-	kref_get(&dom->ref);
-	rdmalock_lock_init(lk, dom, id);
-	return lk;
+	return rdmalock_lock_ready(lk, rdmalock_lock_setup(lk, dom, id));
 }
 EXPORT_SYMBOL_GPL(rdmalock_lock_get);
+
+/**
+ * rdmalock_lock_get_name() - a handle on a named lock
+ * @dom: a domain with named locks (%RDMALOCK_DOMAIN_F_NAMED)
+ * @name: the lock's name, any bytes; distinct names are distinct locks
+ * @len: its length, 1 to %RDMALOCK_LOCK_NAME_MAX
+ *
+ * The name's home (a hash of it, modulo the number of nodes; for eight
+ * bytes, their big-endian value modulo it, as the id's) gives it a slot
+ * of its own while some node references it. This node references the
+ * names its handles use, and for a while after (Documentation/api.rst).
+ *
+ * Context: process context; sleeps: a name this node does not reference
+ * yet costs a message to its home and one back.
+ * Return: the handle; ERR_PTR() of -EINVAL for a bad length, -ENOMEM,
+ * -EOPNOTSUPP when @dom maps ids to slots, -ESHUTDOWN when it was
+ * destroyed, -ENOSPC when the home has no free slot, -ENOTCONN when the
+ * home is not reachable or not in the view, -EAGAIN when its send queue
+ * is full, -ETIMEDOUT when it did not answer.
+ */
+struct rdmalock_lock *rdmalock_lock_get_name(struct rdmalock_domain *dom,
+					     const void *name, u32 len)
+{
+	struct rdmalock_lock *lk = kzalloc(sizeof(*lk), GFP_NOFS);
+
+	if (!lk)
+		return ERR_PTR(-ENOMEM);
+	return rdmalock_lock_ready(lk, rdmalock_lock_setup_name(lk, dom, name, len));
+}
+EXPORT_SYMBOL_GPL(rdmalock_lock_get_name);
 
 /**
  * rdmalock_lock_put() - free a handle from rdmalock_lock_get()
@@ -65,10 +198,45 @@ void rdmalock_lock_put(struct rdmalock_lock *lk)
 {
 	if (WARN_ON_ONCE(lk->w))
 		rdmalock_unlock(lk);
+	rdmalock_lock_teardown(lk);
 	rdmalock_domain_put(lk->dom);
 	kfree(lk);
 }
 EXPORT_SYMBOL_GPL(rdmalock_lock_put);
+
+static bool rdmalock_lock_stale(const void *arg)
+{
+	const struct rdmalock_lock *lk = arg;
+
+	return rdmalock_name_stale(rdmalock_lock_names(lk), lk->ent);
+}
+
+/*
+ * One acquisition at the lock's slot; a named lock's slot is resolved
+ * again when its home left the view since, before or while it waits.
+ */
+static int rdmalock_acquire_slot(struct rdmalock_lock *lk, unsigned int mode,
+				 const struct rdmalock_how *how)
+{
+	struct rdmalock_how named;
+	int ret;
+
+	if (!lk->ent)
+		return rdmalock_ls_acquire(lk->dom->ls, lk->home, lk->slot_off,
+					   mode, how, &lk->w);
+	named = *how;
+	named.stale = rdmalock_lock_stale;
+	named.stale_arg = lk;
+	do {
+		ret = 0;
+		if (rdmalock_lock_stale(lk))
+			ret = rdmalock_lock_resolve(lk, lk->ent->name, lk->ent->len);
+		if (!ret)
+			ret = rdmalock_ls_acquire(lk->dom->ls, lk->home, lk->slot_off,
+						  mode, &named, &lk->w);
+	} while (ret == -ESTALE);
+	return ret;
+}
 
 /*
  * A destroyed domain grants nothing: a call that starts after the
@@ -89,8 +257,7 @@ static int rdmalock_acquire(struct rdmalock_lock *lk, unsigned int mode,
 	ret = rdmalock_domain_enter(dom);
 	if (ret)
 		return ret;
-	ret = rdmalock_ls_acquire(dom->ls, lk->home, lk->slot_off, mode, how,
-				  &lk->w);
+	ret = rdmalock_acquire_slot(lk, mode, how);
 	if (rdmalock_domain_closed(dom)) {
 		if (!ret)
 			rdmalock_ls_release(dom->ls, lk->w);

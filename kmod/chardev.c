@@ -150,8 +150,7 @@ static long rdmalock_ioc_domain_status(struct file *file, void *arg)
 {
 	struct rdmalock_domain_status *st = arg;
 
-	if (st->flags || st->pad || st->reserved ||
-	    !rdmalock_name_terminated(st->name))
+	if (st->flags || !rdmalock_name_terminated(st->name))
 		return -EINVAL;
 	return rdmalock_domain_status(st);
 }

@@ -29,6 +29,7 @@
 #include <rdmalock.h>
 #include "cluster.h"
 #include "locks.h"
+#include "names.h"
 #include "rdmalock-pri.h"
 
 static LIST_HEAD(rdmalock_domains);
@@ -101,6 +102,7 @@ static void rdmalock_req_params(const struct rdmalock_domain_create *req,
 		.writer_batch = req->writer_batch,
 		.writer_cas = req->writer_cas,
 		.lease_recovery = !!(req->flags & RDMALOCK_DOMAIN_F_LEASE_RECOVERY),
+		.named = !!(req->flags & RDMALOCK_DOMAIN_F_NAMED),
 	};
 }
 
@@ -128,9 +130,13 @@ VISIBLE_IF_KUNIT int rdmalock_domain_check(const struct rdmalock_domain_create *
 	rdmalock_req_params(req, &params);
 
 	if ((req->flags & ~(RDMALOCK_DOMAIN_F_INSECURE |
-			    RDMALOCK_DOMAIN_F_LEASE_RECOVERY)) ||
+			    RDMALOCK_DOMAIN_F_LEASE_RECOVERY |
+			    RDMALOCK_DOMAIN_F_NAMED)) ||
 	    memchr_inv(req->pad, 0, sizeof(req->pad)))
 		why = "unknown flags or padding set";
+	else if ((req->flags & RDMALOCK_DOMAIN_F_NAMED) &&
+		 (req->flags & RDMALOCK_DOMAIN_F_LEASE_RECOVERY))
+		why = "named locks need membership recovery, not lease recovery";
 	else if (!(req->flags & RDMALOCK_DOMAIN_F_INSECURE) && !req->key_len)
 		why = "no key: give one, or ask for an insecure domain";
 	else if ((req->flags & RDMALOCK_DOMAIN_F_INSECURE) &&
@@ -500,6 +506,9 @@ int rdmalock_domain_status(struct rdmalock_domain_status *st)
 	memset(st->peers, 0, sizeof(st->peers));
 	for (i = 0; i < dom->attr.num_nodes; i++)
 		rdmalock_fabric_peer_status(dom->fabric, i, &st->peers[i]);
+	st->named = !!dom->ls->names;
+	st->names_used = st->named ? rdmalock_names_used(dom->ls->names) : 0;
+	st->names_cached = st->named ? rdmalock_names_cached(dom->ls->names) : 0;
 	rdmalock_domain_unuse(dom);
 	return 0;
 }

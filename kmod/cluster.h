@@ -15,6 +15,7 @@
 #include "membership.h"
 
 struct rdmalock_lockspace;
+struct rdmalock_name;
 
 /* &rdmalock_domain.state */
 enum rdmalock_domain_state {
@@ -48,11 +49,17 @@ struct rdmalock_lock {
 	u64 id;
 	u32 home;
 	u64 slot_off;
+	struct rdmalock_name *ent;	/* a named lock's resolution */
 	struct rdmalock_waiter *w;
 };
 
 void rdmalock_lock_init(struct rdmalock_lock *lk, struct rdmalock_domain *dom,
 			u64 id);
+int rdmalock_lock_setup(struct rdmalock_lock *lk, struct rdmalock_domain *dom,
+			u64 id);
+int rdmalock_lock_setup_name(struct rdmalock_lock *lk, struct rdmalock_domain *dom,
+			     const void *name, u32 len);
+void rdmalock_lock_teardown(struct rdmalock_lock *lk);
 
 #if IS_ENABLED(CONFIG_KUNIT)
 int rdmalock_domain_check(const struct rdmalock_domain_create *req,

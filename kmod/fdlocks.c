@@ -53,6 +53,7 @@ static int rdmalock_held_free(struct rdmalock_held *h)
 {
 	int ret = rdmalock_unlock(&h->lk);
 
+	rdmalock_lock_teardown(&h->lk);
 	rdmalock_domain_put(h->lk.dom);
 	kfree(h);
 	return ret;
@@ -141,7 +142,9 @@ long rdmalock_ioc_lock(struct file *file, void *arg)
 		rdmalock_domain_put(dom);
 		return -ENOMEM;
 	}
-	rdmalock_lock_init(&h->lk, dom, req->id);
+	ret = rdmalock_lock_setup(&h->lk, dom, req->id);
+	if (ret)
+		goto err_free;
 	h->pending = true;
 	/* Checked and claimed at once: two LOCKs of one lock cannot both pass. */
 	mutex_lock(&f->lock);
@@ -163,6 +166,7 @@ long rdmalock_ioc_lock(struct file *file, void *arg)
 	if (!ret)
 		return 0;
 err_free:
+	rdmalock_lock_teardown(&h->lk);
 	rdmalock_domain_put(dom);
 	kfree(h);
 	return ret;

@@ -83,6 +83,7 @@ static inline u32 rdmalock_locks_len(u32 locks_per_node)
 
 struct rdmalock_lockspace;
 struct rdmalock_ls_params;
+struct rdmalock_names;
 
 /**
  * struct rdmalock_waiter - one acquisition, and its descriptor
@@ -132,12 +133,19 @@ struct rdmalock_waiter {
  * @timed: it has a deadline
  * @killable: a fatal signal ends it
  * @try: it must not wait at all
+ * @stale: if set, tells whether the lock's slot may no longer be the
+ *	lock's (a named lock whose home left the view since it was
+ *	resolved); asked inside the gate, where no view change moves, and
+ *	true ends the acquisition with -ESTALE
+ * @stale_arg: its argument
  */
 struct rdmalock_how {
 	unsigned long deadline;
 	bool timed;
 	bool killable;
 	bool try;
+	bool (*stale)(const void *arg);
+	const void *stale_arg;
 };
 
 /* Jiffies left before @how's deadline, which is over at 0 or less. */
@@ -234,6 +242,7 @@ extern const struct rdmalock_algo rdmalock_test_mixed_algo;
  * @writer_cas: ShiftLock's CAS a writer tries before it asks the home
  *	node; 0, the default, for none
  * @lease_recovery: ShiftLock recovers by its lock lease, not by views
+ * @named: each lock name gets a slot of its own (names.c)
  */
 struct rdmalock_ls_params {
 	u32 algo;
@@ -244,6 +253,7 @@ struct rdmalock_ls_params {
 	u32 writer_batch;
 	u32 writer_cas;
 	bool lease_recovery;
+	bool named;
 };
 
 /* algo.c */
@@ -288,6 +298,7 @@ const char *rdmalock_algo_check_params(const struct rdmalock_ls_params *params);
  *	a verb failed, and a queue may be broken; set by the membership
  * @node_lost: the same, from any context, when a connection was lost
  * @view_ctx: their argument
+ * @names: the named locks (names.c), or NULL when ids map to slots
  * @waiters: one per descriptor
  */
 struct rdmalock_lockspace {
@@ -322,6 +333,7 @@ struct rdmalock_lockspace {
 	void (*want_view_change)(void *ctx);
 	void (*node_lost)(void *ctx);
 	void *view_ctx;
+	struct rdmalock_names *names;
 	struct rdmalock_waiter waiters[RDMALOCK_DESC_COUNT];
 };
 
@@ -400,7 +412,7 @@ void rdmalock_gate_leave(struct rdmalock_lockspace *ls);
 void rdmalock_gate_set(struct rdmalock_lockspace *ls, int gate, u32 members);
 bool rdmalock_recovery_quiesce(struct rdmalock_lockspace *ls,
 			       bool (*stale)(void *arg), void *arg);
-void rdmalock_recovery_reset(struct rdmalock_lockspace *ls);
+void rdmalock_recovery_reset(struct rdmalock_lockspace *ls, u32 members);
 int rdmalock_recovery_claim(struct rdmalock_lockspace *ls, u32 members);
 void rdmalock_recovery_fence(struct rdmalock_lockspace *ls);
 int rdmalock_recover_word0(struct rdmalock_lockspace *ls,

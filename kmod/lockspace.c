@@ -20,6 +20,7 @@
 #include <linux/slab.h>
 
 #include "locks.h"
+#include "names.h"
 #include "rdmalock-pri.h"
 
 /* How long a waiter spins on its event before it sleeps. */
@@ -693,12 +694,16 @@ int rdmalock_lockspace_create(struct rdmalock_fabric *fabric,
 	ls->gate = RDMALOCK_GATE_OUT;
 	ls->members = 0;
 	ls->queue_view = 0;
-	ret = ls->algo->attach ? ls->algo->attach(ls) : 0;
-	if (ret) {
-		rdmalock_lockspace_stop(ls);
-		rdmalock_lockspace_free(ls);
-		return ret;
+	if (params->named) {
+		ls->names = rdmalock_names_alloc(ls);
+		if (!ls->names) {
+			ret = -ENOMEM;
+			goto err;
+		}
 	}
+	ret = ls->algo->attach ? ls->algo->attach(ls) : 0;
+	if (ret)
+		goto err;
 	/*
 	 * Last, once nothing can fail: a handler cannot be removed from the
 	 * live fabric, which would call it on the freed lockspace. It goes
@@ -706,8 +711,15 @@ int rdmalock_lockspace_create(struct rdmalock_fabric *fabric,
 	 */
 	rdmalock_fabric_set_imm_handler(fabric, rdmalock_imm, ls);
 	rdmalock_fabric_set_lost_handler(fabric, rdmalock_ls_node_lost, ls);
+	if (ls->names)
+		rdmalock_names_attach(ls->names);
 	*lsp = ls;
 	return 0;
+
+err:
+	rdmalock_lockspace_stop(ls);
+	rdmalock_lockspace_free(ls);
+	return ret;
 }
 
 /**
@@ -730,6 +742,8 @@ void rdmalock_lockspace_close(struct rdmalock_lockspace *ls)
 		wake_up(&ls->waiters[i].wq);
 	/* And calls waiting at the gate, or for a view change. */
 	wake_up_all(&ls->gate_wq);
+	if (ls->names)
+		rdmalock_names_close(ls->names);
 }
 
 /**
@@ -744,6 +758,8 @@ void rdmalock_lockspace_stop(struct rdmalock_lockspace *ls)
 	spin_lock_irq(&ls->stop_lock);
 	ls->stopping = true;
 	spin_unlock_irq(&ls->stop_lock);
+	if (ls->names)
+		rdmalock_names_stop(ls->names);
 	destroy_workqueue(ls->wq);
 }
 EXPORT_SYMBOL_IF_KUNIT(rdmalock_lockspace_stop);
@@ -758,6 +774,8 @@ void rdmalock_lockspace_free(struct rdmalock_lockspace *ls)
 {
 	if (ls->algo->detach)
 		ls->algo->detach(ls);
+	if (ls->names)
+		rdmalock_names_free(ls->names);
 	kvfree(ls->waiter_data);
 	kvfree(ls->algo_data);
 	kvfree(ls);
@@ -870,7 +888,8 @@ static int rdmalock_ls_acquire_once(struct rdmalock_lockspace *ls, u32 home,
  * Return: 0; -ENOTCONN when @home is down or not in the view, or this
  * node is not a member; -ENOLCK when this node was fenced while it
  * waited; -EAGAIN when every descriptor is in use or a trylock found the
- * lock taken; or the algorithm's error.
+ * lock taken; -ESTALE when @how's stale() says so; or the algorithm's
+ * error.
  */
 int rdmalock_ls_acquire(struct rdmalock_lockspace *ls, u32 home, u64 slot_off,
 			unsigned int mode, const struct rdmalock_how *how,
@@ -890,6 +909,10 @@ int rdmalock_ls_acquire(struct rdmalock_lockspace *ls, u32 home, u64 slot_off,
 		if (!rdmalock_home_reachable(ls, home)) {
 			rdmalock_gate_leave(ls);
 			return -ENOTCONN;
+		}
+		if (how->stale && how->stale(how->stale_arg)) {
+			rdmalock_gate_leave(ls);
+			return -ESTALE;
 		}
 		gen = atomic_read(&ls->gate_gen);
 		ret = rdmalock_ls_acquire_once(ls, home, slot_off, mode, how, wp);

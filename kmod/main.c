@@ -12,6 +12,7 @@
 #include <linux/module.h>
 
 #include "cluster.h"
+#include "names.h"
 #include "rdmalock-pri.h"
 
 unsigned int rdmalock_heartbeat_ms = 1000;
@@ -33,6 +34,10 @@ unsigned int rdmalock_node_lease_ms = 4000;
 module_param_named(node_lease_ms, rdmalock_node_lease_ms, uint, 0644);
 MODULE_PARM_DESC(node_lease_ms,
 		 "A member not renewed by a quorum for this long (ms) fences itself, and survivors recover its locks only after it; 0 switches node leases off, for tests only: a cut-off node then goes on granting (default 4000)");
+
+module_param_named(names_idle_ms, rdmalock_names_idle_ms, uint, 0644);
+MODULE_PARM_DESC(names_idle_ms,
+		 "Named locks: a node gives back a name none of its handles used for this long (ms), freeing its slot at its home once no node references it (default 10000)");
 
 bool rdmalock_allow_broken;
 module_param_named(allow_broken, rdmalock_allow_broken, bool, 0444);

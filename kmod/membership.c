@@ -454,7 +454,7 @@ static bool rdmalock_mb_do_phase(struct rdmalock_membership *mb,
 		ok = rdmalock_mb_prepare(mb, c, members);
 		break;
 	case MB_RESET:
-		rdmalock_recovery_reset(mb->ls);
+		rdmalock_recovery_reset(mb->ls, members);
 		break;
 	case MB_CLAIM:
 		/* A claim that failed may have half happened: reset it later. */

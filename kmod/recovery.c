@@ -24,6 +24,7 @@
 #include <linux/sched/signal.h>
 
 #include "locks.h"
+#include "names.h"
 #include "rdmalock-pri.h"
 
 static void rdmalock_gate_wake_waiters(struct rdmalock_lockspace *ls)
@@ -238,21 +239,25 @@ static bool rdmalock_desc_holds(struct rdmalock_lockspace *ls, u32 idx)
 /**
  * rdmalock_recovery_reset() - reset this node's lock table and descriptors
  * @ls: the lockspace, quiesced on every member
+ * @members: the new view's members
  *
  * Every lock homed here becomes free, its queue empty; a live holder
  * claims its lock again in the next step. Descriptors that hold nothing
  * are free again: no queue names them once every table is reset. Holders
- * forget their successors, which have left.
+ * forget their successors, which have left. Names forget the nodes that
+ * left (names.c).
  *
  * Context: process context; sleeps.
  */
-void rdmalock_recovery_reset(struct rdmalock_lockspace *ls)
+void rdmalock_recovery_reset(struct rdmalock_lockspace *ls, u32 members)
 {
 	struct rdmalock_waiter *w;
 	u32 slot, idx;
 
 	if (!ls->gated)
 		return;
+	if (ls->names)
+		rdmalock_names_view(ls->names, members);
 	/*
 	 * Abandoned grants that came in after this node quiesced, before the
 	 * others did, see the gate closed and free their descriptors.
@@ -344,6 +349,8 @@ void rdmalock_recovery_fence(struct rdmalock_lockspace *ls)
 		return;
 	rdmalock_set_queue_view(ls, 0);
 	rdmalock_gate_set(ls, RDMALOCK_GATE_OUT, 0);
+	if (ls->names)
+		rdmalock_names_fence(ls->names);
 	spin_lock_bh(&ls->pool_lock);
 	for_each_set_bit(idx, ls->used, RDMALOCK_DESC_COUNT)
 		if (READ_ONCE(ls->waiters[idx].held))

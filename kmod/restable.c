@@ -159,6 +159,7 @@ EXPORT_SYMBOL_IF_KUNIT(rdmalock_restable_free);
  * @name: the name's bytes
  * @len: how many, 1 to %RDMALOCK_LOCK_NAME_MAX
  * @slot: set to the name's slot
+ * @fresh: if not NULL, set to whether the slot was free until now
  *
  * A name in use keeps its slot; another gets a free one. A node that
  * references a name already is not counted twice.
@@ -168,9 +169,10 @@ EXPORT_SYMBOL_IF_KUNIT(rdmalock_restable_free);
  * not in use and no slot is free.
  */
 int rdmalock_restable_ref(struct rdmalock_restable *t, u32 node,
-			  const void *name, u32 len, u32 *slot)
+			  const void *name, u32 len, u32 *slot, bool *fresh)
 {
 	struct rdmalock_res *r;
+	bool new = false;
 	u32 bucket;
 	int ret = 0;
 
@@ -191,14 +193,47 @@ int rdmalock_restable_ref(struct rdmalock_restable *t, u32 node,
 	r->len = len;
 	memcpy(r->name, name, len);
 	hlist_add_head(&r->hash, &t->buckets[bucket]);
+	new = true;
 found:
 	r->nodes |= BIT(node);
 	*slot = r - t->res;
+	if (fresh)
+		*fresh = new;
 out:
 	spin_unlock_bh(&t->lock);
 	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(rdmalock_restable_ref);
+
+/**
+ * rdmalock_restable_lookup() - the slot of a name in use, referencing nothing
+ * @t: the table
+ * @name: the name's bytes
+ * @len: how many
+ * @slot: set to its slot
+ *
+ * Context: any; takes the table's lock with bottom halves off.
+ * Return: 0, or -ENOENT when no node references the name.
+ */
+int rdmalock_restable_lookup(struct rdmalock_restable *t, const void *name,
+			     u32 len, u32 *slot)
+{
+	struct rdmalock_res *r;
+	int ret = -ENOENT;
+
+	if (!rdmalock_res_len_valid(len))
+		return -ENOENT;
+	spin_lock_bh(&t->lock);
+	hlist_for_each_entry(r, &t->buckets[rdmalock_res_bucket(t, name, len)], hash)
+		if (rdmalock_res_is(r, name, len)) {
+			*slot = r - t->res;
+			ret = 0;
+			break;
+		}
+	spin_unlock_bh(&t->lock);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_restable_lookup);
 
 /**
  * rdmalock_restable_unref() - @node no longer references the name of @slot

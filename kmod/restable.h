@@ -7,10 +7,8 @@
 #define _RDMALOCK_RESTABLE_H
 
 #include <linux/gfp.h>
+#include <linux/rdmalock.h>
 #include <linux/types.h>
-
-/* The longest name, as DLM's (DLM_RESNAME_MAXLEN). */
-#define RDMALOCK_LOCK_NAME_MAX 64
 
 struct rdmalock_restable;
 
@@ -18,7 +16,9 @@ struct rdmalock_restable *rdmalock_restable_alloc(u32 nslots, u32 num_nodes,
 						  gfp_t gfp);
 void rdmalock_restable_free(struct rdmalock_restable *t);
 int rdmalock_restable_ref(struct rdmalock_restable *t, u32 node,
-			  const void *name, u32 len, u32 *slot);
+			  const void *name, u32 len, u32 *slot, bool *fresh);
+int rdmalock_restable_lookup(struct rdmalock_restable *t, const void *name,
+			     u32 len, u32 *slot);
 int rdmalock_restable_unref(struct rdmalock_restable *t, u32 node, u32 slot,
 			    const void *name, u32 len);
 u32 rdmalock_restable_drop(struct rdmalock_restable *t, unsigned long nodes);

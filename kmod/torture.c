@@ -26,6 +26,7 @@
 
 #include "cluster.h"
 #include "locks.h"
+#include "names.h"
 #include "rdmalock-pri.h"
 
 /* Latency histogram: 16 linear buckets per power of two. */
@@ -243,26 +244,22 @@ static void rdmalock_run_error(struct rdmalock_run_thread *t, int err)
 		t->first_error = err;
 }
 
-static void rdmalock_run_one(struct rdmalock_run_thread *t)
+/* One acquisition of @lk, its critical section and its release. */
+static void rdmalock_run_take(struct rdmalock_run_thread *t,
+			      struct rdmalock_lock *lk, u64 id, unsigned int mode)
 {
 	const struct rdmalock_run *req = t->run->req;
-	struct rdmalock_lock lk;
-	unsigned int mode;
 	bool shared;
-	u64 id, start;
 	long timeout;
+	u64 start;
 	int ret;
 
-	id = rdmalock_run_key(t);
-	mode = prandom_u32_state(&t->rnd) % 100 < req->read_pct ?
-	       RDMALOCK_MODE_SH : RDMALOCK_MODE_EX;
-	rdmalock_lock_init(&lk, t->run->dom, id);
 	/* Shared holders leave the counter alone: it counts exclusive ones. */
 	shared = mode == RDMALOCK_MODE_SH && t->run->dom->ls->algo->shared;
 	timeout = min_t(long, RDMALOCK_RUN_LOCK_TIMEOUT,
 			(long)(t->run->end + RDMALOCK_RUN_DRAIN - jiffies));
 	start = ktime_get_ns();
-	ret = rdmalock_lock_timeout(&lk, mode, max(timeout, 1L));
+	ret = rdmalock_lock_timeout(lk, mode, max(timeout, 1L));
 	if (ret == -ETIMEDOUT && time_after(jiffies, t->run->end))
 		return;
 	if (ret) {
@@ -274,16 +271,38 @@ static void rdmalock_run_one(struct rdmalock_run_thread *t)
 	}
 	t->hist[rdmalock_hist_bucket(ktime_get_ns() - start)]++;
 	if (req->op == RDMALOCK_RUN_TORTURE) {
-		ret = shared ? rdmalock_run_cs_shared(t, &lk) : rdmalock_run_cs(t, &lk);
+		ret = shared ? rdmalock_run_cs_shared(t, lk) : rdmalock_run_cs(t, lk);
 		if (ret)
 			rdmalock_run_error(t, ret);
 	}
-	ret = rdmalock_unlock(&lk);
+	ret = rdmalock_unlock(lk);
 	if (ret)
 		rdmalock_run_error(t, ret);
 	t->acquisitions++;
 	if (t->run->counts && !shared)
 		atomic64_inc(&t->run->counts[id]);
+}
+
+static void rdmalock_run_one(struct rdmalock_run_thread *t)
+{
+	const struct rdmalock_run *req = t->run->req;
+	struct rdmalock_lock lk;
+	unsigned int mode;
+	u64 id;
+	int ret;
+
+	id = rdmalock_run_key(t);
+	mode = prandom_u32_state(&t->rnd) % 100 < req->read_pct ?
+	       RDMALOCK_MODE_SH : RDMALOCK_MODE_EX;
+	/* Named locks: resolved once, then found in this node's cache. */
+	ret = rdmalock_lock_setup(&lk, t->run->dom, id);
+	if (ret) {
+		rdmalock_run_error(t, ret);
+		usleep_range(1000, 2000);
+		return;
+	}
+	rdmalock_run_take(t, &lk, id, mode);
+	rdmalock_lock_teardown(&lk);
 }
 
 static int rdmalock_run_thread_fn(void *data)
@@ -404,6 +423,29 @@ out:
 	return ret;
 }
 
+/*
+ * The slot of a lock homed here, without resolving it: in a domain with
+ * named locks, a name no node references has no slot (its counter is
+ * 0, and a slot is given to a name with its counter zeroed).
+ */
+static bool rdmalock_run_homed_here(struct rdmalock_run_ctx *run, u64 id,
+				    struct rdmalock_lock *lk)
+{
+	struct rdmalock_names *names = run->dom->ls->names;
+	__be64 name = cpu_to_be64(id);
+	u32 slot;
+
+	rdmalock_lock_init(lk, run->dom, id);
+	if (lk->home != run->dom->attr.node_id)
+		return false;
+	if (!names)
+		return true;
+	if (rdmalock_name_lookup(names, &name, sizeof(name), &slot))
+		return false;
+	lk->slot_off = rdmalock_table_offset(slot);
+	return true;
+}
+
 /* COUNTERS and RESET: the guarded counters of the locks homed here. */
 static void rdmalock_run_counters(struct rdmalock_run_ctx *run, bool reset)
 {
@@ -411,8 +453,7 @@ static void rdmalock_run_counters(struct rdmalock_run_ctx *run, bool reset)
 	u64 id;
 
 	for (id = 0; id < run->req->num_locks; id++) {
-		rdmalock_lock_init(&lk, run->dom, id);
-		if (lk.home != run->dom->attr.node_id)
+		if (!rdmalock_run_homed_here(run, id, &lk))
 			continue;
 		if (reset) {
 			rdmalock_word_write(&lk, RDMALOCK_SLOT_OWNER, 0);

@@ -35,7 +35,7 @@ static const char * const confusable[SLOTS] = {
 
 static int ref(struct rdmalock_restable *t, u32 node, const char *name, u32 *slot)
 {
-	return rdmalock_restable_ref(t, node, name, strlen(name), slot);
+	return rdmalock_restable_ref(t, node, name, strlen(name), slot, NULL);
 }
 
 static int unref(struct rdmalock_restable *t, u32 node, u32 slot, const char *name)
@@ -75,7 +75,7 @@ static void distinct_names_distinct_slots(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, first_shared_slot(table_slot_of, slots, SLOTS), -1);
 	KUNIT_EXPECT_EQ(test, rdmalock_restable_used(t), SLOTS);
 	/* A name's bytes, not a prefix, name it: "a" and "a\0" differ. */
-	KUNIT_EXPECT_EQ(test, rdmalock_restable_ref(t, 0, "a", 2, &again), -ENOSPC);
+	KUNIT_EXPECT_EQ(test, rdmalock_restable_ref(t, 0, "a", 2, &again, NULL), -ENOSPC);
 	KUNIT_EXPECT_EQ(test, ref(t, 2, "a", &again), 0);
 	KUNIT_EXPECT_EQ(test, again, slots[0]);
 	rdmalock_restable_free(t);
@@ -98,20 +98,30 @@ static void negative_control_modulo_mapping_shares_slots(struct kunit *test)
 static void a_slot_lives_while_referenced(struct kunit *test)
 {
 	struct rdmalock_restable *t = table(test, SLOTS);
-	u32 s0, s1, s2;
+	u32 s0, s1, s2, found;
+	bool fresh;
 
-	KUNIT_ASSERT_EQ(test, ref(t, 0, "x", &s0), 0);
-	KUNIT_ASSERT_EQ(test, ref(t, 1, "x", &s1), 0);
+	KUNIT_EXPECT_EQ(test, rdmalock_restable_lookup(t, "x", 1, &found), -ENOENT);
+	KUNIT_ASSERT_EQ(test, rdmalock_restable_ref(t, 0, "x", 1, &s0, &fresh), 0);
+	KUNIT_EXPECT_TRUE(test, fresh);
+	KUNIT_ASSERT_EQ(test, rdmalock_restable_ref(t, 1, "x", 1, &s1, &fresh), 0);
+	KUNIT_EXPECT_FALSE(test, fresh);
 	/* Once per node: a second reference from node 1 is the same one. */
 	KUNIT_ASSERT_EQ(test, ref(t, 1, "x", &s2), 0);
 	KUNIT_EXPECT_EQ(test, s0, s1);
 	KUNIT_EXPECT_EQ(test, s1, s2);
+	KUNIT_EXPECT_EQ(test, rdmalock_restable_lookup(t, "x", 1, &found), 0);
+	KUNIT_EXPECT_EQ(test, found, s0);
 	KUNIT_EXPECT_EQ(test, unref(t, 0, s0, "x"), 0);
 	KUNIT_EXPECT_EQ(test, rdmalock_restable_used(t), 1);
 	KUNIT_EXPECT_EQ(test, unref(t, 0, s0, "x"), -ENOENT);
 	KUNIT_EXPECT_EQ(test, unref(t, 1, s0, "x"), 0);
 	KUNIT_EXPECT_EQ(test, rdmalock_restable_used(t), 0);
 	KUNIT_EXPECT_EQ(test, unref(t, 1, s0, "x"), -ENOENT);
+	KUNIT_EXPECT_EQ(test, rdmalock_restable_lookup(t, "x", 1, &found), -ENOENT);
+	/* Free again, the slot comes back fresh to the next name. */
+	KUNIT_ASSERT_EQ(test, rdmalock_restable_ref(t, 1, "x", 1, &s2, &fresh), 0);
+	KUNIT_EXPECT_TRUE(test, fresh);
 	rdmalock_restable_free(t);
 }
 
@@ -151,9 +161,10 @@ static void stale_and_forged_requests_change_nothing(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, unref(t, 0, s, "x"), -ENOENT);
 	KUNIT_EXPECT_EQ(test, rdmalock_restable_used(t), 1);
 	/* Bad arguments. */
-	KUNIT_EXPECT_EQ(test, rdmalock_restable_ref(t, 0, "x", 0, &s), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rdmalock_restable_ref(t, 0, "x", 0, &s, NULL), -EINVAL);
 	KUNIT_EXPECT_EQ(test, rdmalock_restable_ref(t, 0, confusable[0],
-						    RDMALOCK_LOCK_NAME_MAX + 1, &s), -EINVAL);
+						    RDMALOCK_LOCK_NAME_MAX + 1, &s, NULL),
+			-EINVAL);
 	KUNIT_EXPECT_EQ(test, ref(t, NODES, "x", &s), -EINVAL);
 	KUNIT_EXPECT_NULL(test, rdmalock_restable_alloc(0, NODES, GFP_KERNEL));
 	KUNIT_EXPECT_NULL(test, rdmalock_restable_alloc(SLOTS, BITS_PER_LONG + 1,

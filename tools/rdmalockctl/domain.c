@@ -158,6 +158,7 @@ static int domain_create(int argc, char **argv)
 		{ "key-file", required_argument, NULL, 'K' },
 		{ "insecure", no_argument, NULL, 'I' },
 		{ "lease-recovery", no_argument, NULL, 'L' },
+		{ "named", no_argument, NULL, 'N' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct rdmalock_domain_create req = {
@@ -248,6 +249,9 @@ static int domain_create(int argc, char **argv)
 			break;
 		case 'I':
 			req.flags |= RDMALOCK_DOMAIN_F_INSECURE;
+			break;
+		case 'N':
+			req.flags |= RDMALOCK_DOMAIN_F_NAMED;
 			break;
 		default:
 			return EXIT_USAGE;
@@ -418,6 +422,9 @@ static int domain_status(const char *name)
 	       st.locks_per_node, st.port, st.region_len,
 	       st.auth == RDMALOCK_AUTH_KEY ? "peers prove the key" :
 	       "INSECURE: no key, anyone may join");
+	if (st.named)
+		printf("named locks: %u homed here in use, %u referenced by this node\n",
+		       st.names_used, st.names_cached);
 	for (i = 0; i < st.num_nodes && i < RDMALOCK_MAX_NODES; i++)
 		print_peer(&st.peers[i], st.node_id);
 	if (have_view)

@@ -85,6 +85,10 @@ group membership-stock "$testing/vm/vmtest.sh" --scenario membership \
 # Fencing and lock recovery run only on failures: lockdep and KASAN there.
 group membership-debug "$testing/vm/vmtest.sh" --scenario membership \
 	--kernel debug --timeout 1500 --outdir "$out/membership-debug"
+# Named locks take new locks (a node's cache, a home's table) in message
+# handlers, lock calls and view changes: lockdep and KASAN look at them.
+group names-debug "$testing/vm/vmtest.sh" --scenario names --kernel debug \
+	--timeout 900 --outdir "$out/names-debug"
 group negative-stock "$testing/vm/vmtest.sh" --scenario negative-control \
 	--kernel stock --outdir "$out/negative-stock"
 group shiftlock-stock "$testing/vm/vmtest.sh" --scenario shiftlock \

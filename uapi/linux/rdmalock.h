@@ -200,6 +200,9 @@ struct rdmalock_addr {
 	__u8 addr[16];
 };
 
+/* The longest lock name, as DLM's (DLM_RESNAME_MAXLEN). */
+#define RDMALOCK_LOCK_NAME_MAX		64
+
 /* Flags of &rdmalock_domain_create: a domain without a key, on purpose. */
 #define RDMALOCK_DOMAIN_F_INSECURE	_BITUL(0)
 /*
@@ -208,6 +211,15 @@ struct rdmalock_addr {
  * than that, instead of by membership views; for comparison.
  */
 #define RDMALOCK_DOMAIN_F_LEASE_RECOVERY	_BITUL(1)
+/*
+ * Named locks: each lock name (a u64 id is the name of its eight
+ * big-endian bytes) gets a slot of its own at its home while it is in
+ * use, so distinct names are distinct locks; a home with every slot in
+ * use refuses a new name with -ENOSPC. Without it a lock id maps to a
+ * slot, and ids that share one are one lock. Needs membership recovery;
+ * every node of a domain must agree.
+ */
+#define RDMALOCK_DOMAIN_F_NAMED		_BITUL(2)
 
 /* Bytes of a domain key (&rdmalock_domain_create.key_len). */
 #define RDMALOCK_KEY_MIN		16
@@ -217,7 +229,7 @@ struct rdmalock_addr {
  * struct rdmalock_domain_create - join this node to a lock domain
  * @size: in: sizeof(struct rdmalock_domain_create)
  * @flags: %RDMALOCK_DOMAIN_F_INSECURE, %RDMALOCK_DOMAIN_F_LEASE_RECOVERY
- *	(ShiftLock only), or zero
+ *	(ShiftLock only), %RDMALOCK_DOMAIN_F_NAMED, or zero
  * @name: NUL-terminated name, unique on this node; letters, digits, '-',
  *	'_' and '.'; the bytes after the NUL must be zero
  * @node_id: this node's index in @nodes
@@ -385,8 +397,10 @@ struct rdmalock_peer_status {
  * @auth: out: %RDMALOCK_AUTH_KEY when peers must prove the domain's key,
  *	%RDMALOCK_AUTH_NONE for a domain created with
  *	%RDMALOCK_DOMAIN_F_INSECURE
- * @pad: must be zero
- * @reserved: must be zero
+ * @named: out: 1 for a domain with named locks (%RDMALOCK_DOMAIN_F_NAMED)
+ * @names_used: out: names homed on this node that some node references,
+ *	each with its own slot
+ * @names_cached: out: names this node references
  */
 struct rdmalock_domain_status {
 	__u32 size;
@@ -401,8 +415,9 @@ struct rdmalock_domain_status {
 	__u16 atomics;
 	struct rdmalock_peer_status peers[RDMALOCK_MAX_NODES];
 	__u32 auth;
-	__u32 pad;
-	__u64 reserved;
+	__u32 named;
+	__u32 names_used;
+	__u32 names_cached;
 };
 
 /* Values of &rdmalock_domain_view.state. */

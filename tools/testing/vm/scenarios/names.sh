@@ -1,0 +1,179 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# names: domains with named locks (--named), where each lock name, an id
+# being the name of its 8 big-endian bytes, gets a slot of its own at its
+# home. With 2 slots per node and 3 nodes, ids 0, 6 and 9 are all homed
+# on node 0, and 0 and 6 share a slot when ids map to slots:
+#  - the control: in a domain without --named, node 2 cannot take id 6
+#    while node 1 holds id 0 (one lock); with --named it can (two), and
+#    id 0 itself still excludes;
+#  - a home with every slot referenced refuses a new name (ENOSPC), and
+#    takes it once the idle names are given back;
+#  - the torture on named locks, ALock (home-node threads on the CPU, the
+#    others through the NIC, on the slot their resolutions agree on) and
+#    ShiftLock at 50% reads: no violation, counters exact;
+#  - the last node dies holding a reference: the view change without it
+#    frees its slot at the home, and the survivors go on resolving.
+. ./lib.sh
+
+: "${TORTURE_MS:=2000}"
+IDLE_PARAM=/sys/module/rdmalock/parameters/names_idle_ms
+n=$(num_nodes)
+victim=$((n - 1))
+
+ctl() { rdmalockctl "$@"; }
+
+# create DOMAIN PORT ALGO SLOTS [FLAGS...]
+create() {
+	local dom="$1" port="$2" algo="$3" slots="$4"
+
+	shift 4
+	ctl domain create "$dom" --node-id "$VMTEST_NODE" --nodes "$VMTEST_NODES" \
+		--key-file "$(key_file)" --port "$port" --algo "$algo" \
+		--locks-per-node "$slots" "$@"
+}
+
+create_all() {
+	create nm-ids 7401 alock 2 &&
+		create nm-named 7402 alock 2 --named &&
+		create nm-alock 7403 alock 16 --named &&
+		create nm-shift 7404 shiftlock 16 --named
+}
+
+all_up() {
+	domain_up nm-ids && domain_up nm-named && domain_up nm-alock &&
+		domain_up nm-shift
+}
+
+# named_status DOMAIN: "USED CACHED" of this node's named locks.
+named_status() {
+	ctl domain status "$1" |
+		sed -n 's/^named locks: \([0-9]*\) homed here in use, \([0-9]*\) referenced.*/\1 \2/p'
+}
+
+status_says_named() {
+	[ -n "$(named_status nm-named)" ] && [ -z "$(named_status nm-ids)" ]
+}
+
+# try_says MESSAGE DOMAIN ID: a trylock of ID fails with MESSAGE.
+try_says() {
+	local out rc=0
+
+	out=$(ctl lock "$2" "$3" --try -- true 2>&1) || rc=$?
+	echo "$out" >&2
+	[ "$rc" -eq 1 ] && echo "$out" | grep -q "$1"
+}
+
+# used_here_is DOMAIN COUNT: names homed on this node in use.
+used_here_is() {
+	local s
+
+	s=$(named_status "$1")
+	echo "named: $s" >&2
+	[ "${s%% *}" -eq "$2" ]
+}
+
+set_idle() { echo "$1" >$IDLE_PARAM; }
+
+torture_named() {
+	local dom="$1" tag="$2"
+
+	shift 2
+	tap_check "$dom torture on 24 named locks: no violation" \
+		torture_round "$dom" "$tag" --threads 4 --duration "$TORTURE_MS" \
+		--locks 24 "$@"
+	tap_check "$dom torture on 24 named locks: counters exact" \
+		counters_exact "$dom" "$tag" 24
+}
+
+if [ "$VMTEST_NODE" -eq 0 ]; then
+	tap_plan 16
+elif [ "$VMTEST_NODE" -eq "$victim" ]; then
+	tap_plan 14
+else
+	tap_plan 15
+fi
+kmemleak_forget
+tap_check "rdmalock.ko loads" load_rdmalock
+tap_check "four domains created, three with named locks" create_all
+tap_check "every node of every domain is up" retry 60 all_up
+tap_check "the status tells named locks" status_says_named
+barrier up
+
+# Node 1 holds id 0 in both domains; node 2 probes.
+if [ "$VMTEST_NODE" -eq 1 ]; then
+	hold_lock ids nm-ids 0
+	hold_lock named nm-named 0
+	tap_check "node 1 holds id 0 in both domains" sh -c \
+		". ./lib.sh && hold_started ids 30 && hold_started named 30"
+fi
+barrier held
+if [ "$VMTEST_NODE" -eq "$victim" ]; then
+	tap_check "ids 0 and 6 share a slot without --named: one lock (EAGAIN)" \
+		try_says 'Resource temporarily unavailable' nm-ids 6
+	tap_check "with --named, id 6 is a lock of its own" \
+		ctl lock nm-named 6 --try -- true
+	tap_check "with --named, id 0 still excludes (EAGAIN)" \
+		try_says 'Resource temporarily unavailable' nm-named 0
+fi
+barrier probed
+# Node 1 holds id 6 too: both slots of node 0 are referenced.
+if [ "$VMTEST_NODE" -eq 1 ]; then
+	hold_lock named6 nm-named 6
+	tap_check "node 1 holds id 6 too" hold_started named6 30
+fi
+barrier full
+if [ "$VMTEST_NODE" -eq "$victim" ]; then
+	tap_check "a home with every slot referenced refuses a new name (ENOSPC)" \
+		try_says 'No space left on device' nm-named 9
+fi
+barrier refused
+if [ "$VMTEST_NODE" -eq 1 ]; then
+	tap_check "node 1 lets go of its locks" sh -c \
+		". ./lib.sh && hold_unlocked ids && hold_unlocked named && hold_unlocked named6"
+fi
+set_idle 300
+barrier released
+[ "$VMTEST_NODE" -ne 0 ] ||
+	tap_check "idle names are given back: no slot of node 0 in use" \
+		retry 30 used_here_is nm-named 0
+barrier given-back
+[ "$VMTEST_NODE" -ne "$victim" ] ||
+	tap_check "the refused name now gets a slot" ctl lock nm-named 9 -- true
+barrier took-9
+[ "$VMTEST_NODE" -ne 0 ] ||
+	tap_check "and gives it back once idle" retry 30 used_here_is nm-named 0
+barrier gave-back-9
+# From here on, nothing idles out.
+set_idle 600000
+barrier torture
+
+torture_named nm-alock alock-50 --local 50
+torture_named nm-shift shift-50 --local 50 --read 50
+
+# The victim references id 12 (homed on node 0), then dies.
+[ "$VMTEST_NODE" -ne "$victim" ] ||
+	tap_check "the last node references id 12" ctl lock nm-named 12 -- true
+barrier victim-ref
+[ "$VMTEST_NODE" -ne 0 ] ||
+	tap_check "node 0 gave the name a slot" used_here_is nm-named 1
+if [ "$VMTEST_NODE" -eq "$victim" ]; then
+	barrier victim-ready
+	die_now
+fi
+# The victim waits for us, then dies; we do not wait for it.
+VMTEST_GONE=$victim
+barrier victim-ready
+tap_check "the view goes on without the dead node" retry 60 view_is nm-named 0,1
+[ "$VMTEST_NODE" -ne 0 ] ||
+	tap_check "the view change freed the dead node's slot" used_here_is nm-named 0
+tap_check "the survivors still resolve and take names" sh -c \
+	"rdmalockctl lock nm-named $((3 + VMTEST_NODE)) -- true &&
+	 rdmalockctl lock nm-named 12 -- true"
+barrier survivors-done 120
+tap_check "domains destroyed, rdmalock.ko unloads" sh -c \
+	"rdmalockctl domain destroy nm-ids && rdmalockctl domain destroy nm-named &&
+	 rdmalockctl domain destroy nm-alock && rdmalockctl domain destroy nm-shift &&
+	 rmmod rdmalock"
+tap_kmemleak
