@@ -85,6 +85,9 @@ static void valid_request_becomes_attributes(struct kunit *test)
 	req.key_len = RDMALOCK_KEY_MAX;
 	req.key = 0x1000;
 	KUNIT_EXPECT_EQ(test, rdmalock_domain_check(&req, attr), 0);
+	/* Named locks, with membership recovery. */
+	req.flags = RDMALOCK_DOMAIN_F_NAMED;
+	KUNIT_EXPECT_EQ(test, rdmalock_domain_check(&req, attr), 0);
 }
 
 /* One bad field at a time; the name of the case says which. */
@@ -96,7 +99,7 @@ struct bad_case {
 #define BAD(name, stmt) \
 	static void spoil_##name(struct rdmalock_domain_create *req) { stmt; }
 
-BAD(flags, req->flags = 4)
+BAD(flags, req->flags = 8)
 BAD(pad, req->pad[1] = 1)
 BAD(no_key, { req->key_len = 0; req->key = 0; })
 BAD(key_too_short, req->key_len = RDMALOCK_KEY_MIN - 1)
@@ -139,6 +142,9 @@ BAD(writer_cas_too_big, { req->algo = RDMALOCK_ALGO_SHIFTLOCK;
 /* The module is not loaded with allow_broken=1 under KUnit. */
 BAD(broken_lock_not_allowed, req->algo = RDMALOCK_ALGO_TEST_MIXED)
 BAD(lease_recovery_not_shiftlock, req->flags |= RDMALOCK_DOMAIN_F_LEASE_RECOVERY)
+BAD(named_with_lease_recovery, { req->algo = RDMALOCK_ALGO_SHIFTLOCK;
+				 req->flags |= RDMALOCK_DOMAIN_F_LEASE_RECOVERY |
+					       RDMALOCK_DOMAIN_F_NAMED; })
 
 #define CASE(name) { #name, spoil_##name }
 
@@ -159,6 +165,7 @@ static const struct bad_case bad_cases[] = {
 	CASE(lease_too_long), CASE(writer_batch_too_big),
 	CASE(writer_cas_not_shiftlock), CASE(writer_cas_too_big),
 	CASE(broken_lock_not_allowed), CASE(lease_recovery_not_shiftlock),
+	CASE(named_with_lease_recovery),
 };
 
 static void bad_requests_are_einval(struct kunit *test)
