@@ -34,6 +34,33 @@ struct rdmalock_lock;
 struct rdmalock_domain *rdmalock_domain_get(const char *name);
 void rdmalock_domain_put(struct rdmalock_domain *dom);
 
+/**
+ * struct rdmalock_recovery_ops - what a client hears of membership views
+ * @recover_prep: a view change started on this node: lock calls are held
+ *	up until it ends; no member's locks are recovered before every
+ *	member ran this
+ * @recover_slot: node @slot - 1 left the view: its locks were recovered
+ *	(after it was fenced) and it holds nothing
+ * @recover_done: this node is a member of a new view: @slots (@num_slots
+ *	of them, increasing) are its members' slots, @our_slot this node's,
+ *	and @generation the view's epoch, the same on every member and
+ *	increasing
+ *
+ * A node's slot is its id plus one: stable, unique, from 1. Every
+ * callback is optional. See rdmalock_domain_recovery_register().
+ */
+struct rdmalock_recovery_ops {
+	void (*recover_prep)(void *arg);
+	void (*recover_slot)(void *arg, u32 slot);
+	void (*recover_done)(void *arg, const u32 *slots, u32 num_slots,
+			     u32 our_slot, u64 generation);
+};
+
+int rdmalock_domain_recovery_register(struct rdmalock_domain *dom,
+				      const struct rdmalock_recovery_ops *ops,
+				      void *arg);
+void rdmalock_domain_recovery_unregister(struct rdmalock_domain *dom);
+
 struct rdmalock_lock *rdmalock_lock_get(struct rdmalock_domain *dom, u64 id);
 struct rdmalock_lock *rdmalock_lock_get_name(struct rdmalock_domain *dom,
 					     const void *name, u32 len);

@@ -375,8 +375,10 @@ int rdmalock_domain_create(const struct rdmalock_domain_create *req,
 		rdmalock_fabric_destroy(dom->fabric);
 		goto err_unlist;
 	}
+	rdmalock_view_client_init(&dom->view_client, dom->attr.node_id);
 	ret = rdmalock_membership_create(dom->fabric, &dom->attr,
-					 dom->node_lease_ms, dom->ls, &dom->mb);
+					 dom->node_lease_ms, dom->ls,
+					 &dom->view_client, &dom->mb);
 	if (ret) {
 		rdmalock_lockspace_stop(dom->ls);
 		rdmalock_fabric_destroy(dom->fabric);

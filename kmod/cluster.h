@@ -13,6 +13,7 @@
 #include "fabric.h"
 #include "floor.h"
 #include "membership.h"
+#include "viewclient.h"
 
 struct rdmalock_lockspace;
 struct rdmalock_name;
@@ -37,6 +38,7 @@ struct rdmalock_domain {
 	struct rdmalock_membership *mb;
 	u32 node_lease_ms;
 	struct rdmalock_floor_echo echo;
+	struct rdmalock_view_client view_client;
 	struct dentry *debugfs;
 };
 

@@ -48,6 +48,7 @@
 #include "locks.h"
 #include "membership.h"
 #include "rdmalock-pri.h"
+#include "viewclient.h"
 
 #define CREATE_TRACE_POINTS
 #include "rdmalock_trace.h"
@@ -78,6 +79,7 @@ struct rdmalock_mb_msg {
  * struct rdmalock_membership - one domain's membership, on this node
  * @fabric: the domain's fabric
  * @ls: its lockspace
+ * @vc: the domain's recovery callbacks
  * @name: the domain's name, for logs
  * @self: this node
  * @num_nodes: nodes in the domain
@@ -128,6 +130,7 @@ struct rdmalock_mb_msg {
 struct rdmalock_membership {
 	struct rdmalock_fabric *fabric;
 	struct rdmalock_lockspace *ls;
+	struct rdmalock_view_client *vc;
 	const char *name;
 	u32 self;
 	u32 num_nodes;
@@ -367,6 +370,7 @@ static bool rdmalock_mb_prepare(struct rdmalock_membership *mb,
 
 	if (!rdmalock_recovery_quiesce(mb->ls, rdmalock_mb_step_stale, c))
 		return false;
+	rdmalock_view_client_prep(mb->vc);
 	for (;;) {
 		spin_lock_bh(&mb->lock);
 		waiting = mb->lease ? rdmalock_mb_leased_out(mb, members, &until) : 0;
@@ -439,6 +443,7 @@ static bool rdmalock_mb_commit(struct rdmalock_membership *mb,
 	trace_rdmalock_view_commit(mb->name, c->epoch, c->coord, members);
 	pr_info("%s: view %llu: members %*pbl, coordinator %u\n", mb->name,
 		c->epoch, mb->num_nodes, &bits, c->coord);
+	rdmalock_view_client_done(mb->vc, members, c->epoch);
 	return true;
 }
 
@@ -992,6 +997,7 @@ static void rdmalock_mb_lost(void *ctx)
  * @attr: its attributes
  * @lease_ms: the node lease, 0 for none
  * @ls: its lockspace, whose gate the views open and close
+ * @vc: the domain's recovery callbacks, told of each view change
  * @mbp: set to the membership
  *
  * Context: process context.
@@ -1000,6 +1006,7 @@ static void rdmalock_mb_lost(void *ctx)
 int rdmalock_membership_create(struct rdmalock_fabric *fabric,
 			       const struct rdmalock_fabric_attr *attr,
 			       u32 lease_ms, struct rdmalock_lockspace *ls,
+			       struct rdmalock_view_client *vc,
 			       struct rdmalock_membership **mbp)
 {
 	struct rdmalock_membership *mb;
@@ -1010,6 +1017,7 @@ int rdmalock_membership_create(struct rdmalock_fabric *fabric,
 		return -ENOMEM;
 	mb->fabric = fabric;
 	mb->ls = ls;
+	mb->vc = vc;
 	mb->name = attr->name;
 	mb->self = attr->node_id;
 	mb->num_nodes = attr->num_nodes;

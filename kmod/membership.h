@@ -15,6 +15,7 @@ struct rdmalock_fabric;
 struct rdmalock_fabric_attr;
 struct rdmalock_lockspace;
 struct rdmalock_membership;
+struct rdmalock_view_client;
 
 /* The phases of a view change, in order (membership.c). */
 enum rdmalock_mb_phase {
@@ -41,6 +42,7 @@ enum rdmalock_mb_phase {
 int rdmalock_membership_create(struct rdmalock_fabric *fabric,
 			       const struct rdmalock_fabric_attr *attr,
 			       u32 lease_ms, struct rdmalock_lockspace *ls,
+			       struct rdmalock_view_client *vc,
 			       struct rdmalock_membership **mbp);
 void rdmalock_membership_stop(struct rdmalock_membership *mb);
 void rdmalock_membership_free(struct rdmalock_membership *mb);

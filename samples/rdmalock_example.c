@@ -18,16 +18,19 @@
  *    rdmalock_trylock() on a second handle for the same id finds it taken;
  *  - it takes the first id shared and tries it shared from the second
  *    handle, which is granted only where the algorithm has a shared mode;
- *  - it puts the handles and the domain, and reports what it did.
+ *  - it puts the handles and the domain, and reports what it did;
+ *  - with watch=1 it keeps the domain and logs its recovery callbacks
+ *    (membership view changes) until it is unloaded.
  *
  * Usage: insmod rdmalock_example.ko domain=NAME [first_id=I] [count=C]
- * [rounds=R]. See Documentation/api.rst.
+ * [rounds=R] [watch=1]. See Documentation/api.rst.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/err.h>
 #include <linux/errno.h>
 #include <linux/jiffies.h>
+#include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/printk.h>
@@ -57,6 +60,12 @@ MODULE_PARM_DESC(rounds, "Times all of them are taken and released (default 100)
 static unsigned int timeout_ms = 10000;
 module_param(timeout_ms, uint, 0444);
 MODULE_PARM_DESC(timeout_ms, "Longest wait for one lock, in ms (default 10000)");
+
+static bool watch;
+module_param(watch, bool, 0444);
+MODULE_PARM_DESC(watch, "Log the domain's recovery callbacks until unloaded (default no)");
+
+static struct rdmalock_domain *watched;
 
 struct example {
 	struct rdmalock_domain *dom;
@@ -199,6 +208,36 @@ static int example_shared(struct example *ex)
 	return err;
 }
 
+static void example_recover_prep(void *arg)
+{
+	pr_info("%s: recover_prep\n", domain);
+}
+
+static void example_recover_slot(void *arg, u32 slot)
+{
+	pr_info("%s: recover_slot %u\n", domain, slot);
+}
+
+static void example_recover_done(void *arg, const u32 *slots, u32 num_slots,
+				 u32 our_slot, u64 generation)
+{
+	char list[RDMALOCK_MAX_NODES * 4] = "";
+	size_t len = 0;
+	u32 i;
+
+	for (i = 0; i < num_slots; i++)
+		len += scnprintf(list + len, sizeof(list) - len, "%s%u",
+				 i ? "," : "", slots[i]);
+	pr_info("%s: recover_done: our slot %u, generation %llu, slots %s\n",
+		domain, our_slot, generation, list);
+}
+
+static const struct rdmalock_recovery_ops example_recovery_ops = {
+	.recover_prep = example_recover_prep,
+	.recover_slot = example_recover_slot,
+	.recover_done = example_recover_done,
+};
+
 static int __init example_init(void)
 {
 	struct example ex = {};
@@ -229,7 +268,17 @@ static int __init example_init(void)
 		err = example_shared(&ex);
 
 	example_put_handles(&ex);
-	rdmalock_domain_put(ex.dom);
+	if (!err && watch) {
+		err = rdmalock_domain_recovery_register(ex.dom, &example_recovery_ops,
+							NULL);
+		if (err)
+			pr_err("%s: registering recovery callbacks: %d\n",
+			       domain, err);
+		else
+			watched = ex.dom;
+	}
+	if (!watched)
+		rdmalock_domain_put(ex.dom);
 	if (err)
 		return err;
 
@@ -240,6 +289,10 @@ static int __init example_init(void)
 
 static void __exit example_exit(void)
 {
+	if (watched) {
+		rdmalock_domain_recovery_unregister(watched);
+		rdmalock_domain_put(watched);
+	}
 	pr_info("unloaded\n");
 }
 

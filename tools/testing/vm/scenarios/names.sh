@@ -14,7 +14,11 @@
 #    others through the NIC, on the slot their resolutions agree on) and
 #    ShiftLock at 50% reads: no violation, counters exact;
 #  - the last node dies holding a reference: the view change without it
-#    frees its slot at the home, and the survivors go on resolving.
+#    frees its slot at the home, and the survivors go on resolving;
+#  - the survivors' sample clients, registered for the recovery callbacks,
+#    hear recover_done with their slot at once, then recover_prep,
+#    recover_slot of the dead node (its id plus one) and recover_done
+#    with the new members and a newer generation, in that order.
 . ./lib.sh
 
 : "${TORTURE_MS:=2000}"
@@ -76,6 +80,29 @@ used_here_is() {
 
 set_idle() { echo "$1" >$IDLE_PARAM; }
 
+# watch_views: the sample client, registered for nm-ids' recovery
+# callbacks, is told this node's slot in a view of every node.
+watch_views() {
+	insmod /lib/rdmalock/rdmalock_example.ko domain=nm-ids \
+		first_id=$((30 + VMTEST_NODE)) count=1 rounds=1 watch=1 || return 1
+	dmesg | grep "rdmalock_example: nm-ids: recover_done: our slot $((VMTEST_NODE + 1)), generation [0-9]*, slots 1,2,3\$"
+}
+
+# views_told: once nm-ids has a view without the victim, the client was
+# told recover_prep, recover_slot of the victim, and recover_done with
+# the survivors' slots and a newer generation, in that order.
+views_told() {
+	retry 60 view_is nm-ids 0,1 || return 1
+	dmesg | grep 'rdmalock_example: nm-ids: recover_' | tee /dev/stderr |
+		awk -v slot=$((victim + 1)) '
+		function gen() { s = $0; sub(/.*generation /, "", s); sub(/,.*/, "", s); return s + 0 }
+		/recover_done/ && state == 0 { gen0 = gen(); state = 1; next }
+		/recover_prep$/ && (state == 1 || state == 2) { state = 2; next }
+		$0 ~ ("recover_slot " slot "$") && state == 2 { state = 3; next }
+		/recover_done: .*slots 1,2$/ && state == 3 && gen() > gen0 { ok = 1 }
+		END { exit !ok }'
+}
+
 torture_named() {
 	local dom="$1" tag="$2"
 
@@ -88,11 +115,11 @@ torture_named() {
 }
 
 if [ "$VMTEST_NODE" -eq 0 ]; then
-	tap_plan 16
+	tap_plan 18
 elif [ "$VMTEST_NODE" -eq "$victim" ]; then
 	tap_plan 14
 else
-	tap_plan 15
+	tap_plan 17
 fi
 kmemleak_forget
 tap_check "rdmalock.ko loads" load_rdmalock
@@ -152,6 +179,9 @@ barrier torture
 torture_named nm-alock alock-50 --local 50
 torture_named nm-shift shift-50 --local 50 --read 50
 
+[ "$VMTEST_NODE" -eq "$victim" ] ||
+	tap_check "the sample client hears its slot at registration" watch_views
+
 # The victim references id 12 (homed on node 0), then dies.
 [ "$VMTEST_NODE" -ne "$victim" ] ||
 	tap_check "the last node references id 12" ctl lock nm-named 12 -- true
@@ -166,6 +196,8 @@ fi
 VMTEST_GONE=$victim
 barrier victim-ready
 tap_check "the view goes on without the dead node" retry 60 view_is nm-named 0,1
+tap_check "the client heard recover_prep, recover_slot, recover_done in order" \
+	views_told
 [ "$VMTEST_NODE" -ne 0 ] ||
 	tap_check "the view change freed the dead node's slot" used_here_is nm-named 0
 tap_check "the survivors still resolve and take names" sh -c \
@@ -173,7 +205,7 @@ tap_check "the survivors still resolve and take names" sh -c \
 	 rdmalockctl lock nm-named 12 -- true"
 barrier survivors-done 120
 tap_check "domains destroyed, rdmalock.ko unloads" sh -c \
-	"rdmalockctl domain destroy nm-ids && rdmalockctl domain destroy nm-named &&
+	"rmmod rdmalock_example && rdmalockctl domain destroy nm-ids && rdmalockctl domain destroy nm-named &&
 	 rdmalockctl domain destroy nm-alock && rdmalockctl domain destroy nm-shift &&
 	 rmmod rdmalock"
 tap_kmemleak
