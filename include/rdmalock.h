@@ -64,6 +64,9 @@ void rdmalock_domain_recovery_unregister(struct rdmalock_domain *dom);
 struct rdmalock_lock *rdmalock_lock_get(struct rdmalock_domain *dom, u64 id);
 struct rdmalock_lock *rdmalock_lock_get_name(struct rdmalock_domain *dom,
 					     const void *name, u32 len);
+int rdmalock_lock_set_value(struct rdmalock_lock *lk, void *lvb, u32 lvb_len);
+u64 rdmalock_lock_token(const struct rdmalock_lock *lk);
+bool rdmalock_lock_lvb_valid(const struct rdmalock_lock *lk);
 void rdmalock_lock_put(struct rdmalock_lock *lk);
 
 int rdmalock_lock(struct rdmalock_lock *lk, unsigned int mode);

@@ -12,6 +12,7 @@
 #include "cluster.h"
 #include "locks.h"
 #include "names.h"
+#include "values.h"
 
 /**
  * rdmalock_lock_init() - set up a lock handle that lives in the caller's memory
@@ -32,6 +33,10 @@ void rdmalock_lock_init(struct rdmalock_lock *lk, struct rdmalock_domain *dom,
 	lk->slot_off = rdmalock_table_offset(do_div(id, dom->locks_per_node));
 	lk->ent = NULL;
 	lk->w = NULL;
+	lk->values = false;
+	lk->lvb = NULL;
+	lk->lvb_len = 0;
+	lk->token = 0;
 }
 
 static struct rdmalock_names *rdmalock_lock_names(const struct rdmalock_lock *lk)
@@ -238,6 +243,115 @@ static int rdmalock_acquire_slot(struct rdmalock_lock *lk, unsigned int mode,
 	return ret;
 }
 
+/**
+ * rdmalock_lock_set_value() - have a handle's grants read its lock's value
+ * @lk: a handle on a lock of a domain with named locks, not holding it
+ * @lvb: the caller's lock value block, @lvb_len bytes, or NULL
+ * @lvb_len: 0 (the fencing token only), 32 or 64
+ *
+ * From the next grant on, every grant fills @lvb with the home's copy
+ * and says whether it is valid (rdmalock_lock_lvb_valid()); an exclusive
+ * grant takes the lock's next fencing token (rdmalock_lock_token()), and
+ * its release writes @lvb back. This costs the grant a round trip to the
+ * home, and an exclusive one another; the release one more with an LVB.
+ * The LVB lives as long as some node references the lock's name; a slot
+ * given to a new name starts with zeros.
+ *
+ * Context: process context.
+ * Return: 0; -EOPNOTSUPP in a domain whose ids map to slots; -EINVAL for
+ * another length, or while @lk holds its lock.
+ */
+int rdmalock_lock_set_value(struct rdmalock_lock *lk, void *lvb, u32 lvb_len)
+{
+	if (!lk->ent)
+		return -EOPNOTSUPP;
+	if (lk->w || (lvb_len && lvb_len != 32 && lvb_len != RDMALOCK_LVB_MAX) ||
+	    !lvb != !lvb_len)
+		return -EINVAL;
+	lk->values = true;
+	lk->lvb = lvb;
+	lk->lvb_len = lvb_len;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(rdmalock_lock_set_value);
+
+/**
+ * rdmalock_lock_token() - the fencing token of a handle's exclusive grant
+ * @lk: a handle holding its lock exclusive, with rdmalock_lock_set_value()
+ *
+ * The tokens of a lock increase with every exclusive grant, also across
+ * the recovery of a holder's node and the lock's name being forgotten and
+ * used again, as long as its home's real-time clock does not step back:
+ * storage that refuses a token below the highest it has seen refuses a
+ * holder whose lock was taken from it.
+ *
+ * Return: the token, or 0 when @lk holds no exclusive grant with a value.
+ */
+u64 rdmalock_lock_token(const struct rdmalock_lock *lk)
+{
+	return lk->w ? lk->token : 0;
+}
+EXPORT_SYMBOL_GPL(rdmalock_lock_token);
+
+/**
+ * rdmalock_lock_lvb_valid() - did the last grant find the LVB valid?
+ * @lk: a handle with rdmalock_lock_set_value()
+ *
+ * An LVB is not valid when a node that held its lock exclusive, with an
+ * LVB to write back, left the view: what it described may have changed
+ * since. The next exclusive holder's release makes it valid again.
+ *
+ * Return: true when valid.
+ */
+bool rdmalock_lock_lvb_valid(const struct rdmalock_lock *lk)
+{
+	return lk->lvb_valid;
+}
+EXPORT_SYMBOL_GPL(rdmalock_lock_lvb_valid);
+
+/*
+ * A grant's part of the value, inside the gate: a node fenced since the
+ * grant holds nothing, and must not touch the value. The lock is given
+ * back when that fails.
+ */
+static int rdmalock_acquire_value(struct rdmalock_lock *lk)
+{
+	struct rdmalock_lockspace *ls = lk->dom->ls;
+	int ret;
+
+	ret = rdmalock_gate_enter(ls, &rdmalock_forever);
+	if (!ret) {
+		ret = rdmalock_value_on_grant(lk);
+		rdmalock_gate_leave(ls);
+	} else if (ret == -ENOTCONN) {
+		ret = -ENOLCK;
+	}
+	if (ret) {
+		rdmalock_ls_release(ls, lk->w);
+		lk->w = NULL;
+	}
+	return ret;
+}
+
+/* An exclusive holder's LVB goes back before its release, inside the gate. */
+static int rdmalock_release_value(struct rdmalock_lock *lk)
+{
+	struct rdmalock_lockspace *ls = lk->dom->ls;
+	int ret;
+
+	if (!lk->lvb || lk->mode != RDMALOCK_MODE_EX)
+		return 0;
+	ret = rdmalock_gate_enter(ls, &rdmalock_forever);
+	if (ret)
+		return 0;	/* fenced: the release reports the loss */
+	ret = rdmalock_value_on_release(lk);
+	rdmalock_gate_leave(ls);
+	if (ret)
+		pr_err_ratelimited("%s: lock %llu: the LVB was not written back: %d\n",
+				   lk->dom->attr.name, lk->id, ret);
+	return ret;
+}
+
 /*
  * A destroyed domain grants nothing: a call that starts after the
  * destruction fails at once; one under way fails, whatever ended it,
@@ -257,7 +371,10 @@ static int rdmalock_acquire(struct rdmalock_lock *lk, unsigned int mode,
 	ret = rdmalock_domain_enter(dom);
 	if (ret)
 		return ret;
+	lk->mode = mode;
 	ret = rdmalock_acquire_slot(lk, mode, how);
+	if (!ret && lk->values)
+		ret = rdmalock_acquire_value(lk);
 	if (rdmalock_domain_closed(dom)) {
 		if (!ret)
 			rdmalock_ls_release(dom->ls, lk->w);
@@ -370,28 +487,32 @@ EXPORT_SYMBOL_GPL(rdmalock_trylock);
  * only: -ETIME when the lease had expired before the release: the lock
  * may have been taken from this holder meanwhile, so its critical
  * section may not have been exclusive; -ECONNRESET when the lock was
- * found reset.
+ * found reset. With an LVB (rdmalock_lock_set_value()) after an exclusive
+ * grant, also the error of its write-back: the lock is released all the
+ * same, and the LVB keeps its old contents.
  */
 int rdmalock_unlock(struct rdmalock_lock *lk)
 {
 	struct rdmalock_domain *dom = lk->dom;
 	struct rdmalock_waiter *w = lk->w;
-	int ret;
+	int ret, value_ret;
 
 	if (WARN_ON_ONCE(!w))
 		return -EINVAL;
-	lk->w = NULL;
 	ret = rdmalock_domain_enter(dom);
 	if (ret) {
 		/* Nothing of the domain grants any more: only the memory is left. */
+		lk->w = NULL;
 		rdmalock_desc_free(dom->ls, w);
 		return ret;
 	}
+	value_ret = rdmalock_release_value(lk);
+	lk->w = NULL;
 	ret = rdmalock_ls_release(dom->ls, w);
 	rdmalock_domain_leave(dom);
 	if (ret)
 		pr_err_ratelimited("%s: lock %llu: release failed: %d\n",
 				   lk->dom->attr.name, lk->id, ret);
-	return ret;
+	return ret ?: value_ret;
 }
 EXPORT_SYMBOL_GPL(rdmalock_unlock);

@@ -193,7 +193,8 @@ VISIBLE_IF_KUNIT int rdmalock_domain_check(const struct rdmalock_domain_create *
 	attr->num_nodes = req->num_nodes;
 	attr->port = port;
 	attr->atomics = req->atomics;
-	attr->user_len = rdmalock_locks_len(req->locks_per_node);
+	attr->user_len = rdmalock_locks_len(req->locks_per_node,
+					    req->flags & RDMALOCK_DOMAIN_F_NAMED);
 	return 0;
 
 invalid:

@@ -53,6 +53,12 @@ struct rdmalock_lock {
 	u64 slot_off;
 	struct rdmalock_name *ent;	/* a named lock's resolution */
 	struct rdmalock_waiter *w;
+	unsigned int mode;		/* asked for, while @w holds */
+	bool values;			/* grants read the value (values.c) */
+	bool lvb_valid;
+	u8 lvb_len;
+	void *lvb;
+	u64 token;
 };
 
 void rdmalock_lock_init(struct rdmalock_lock *lk, struct rdmalock_domain *dom,

@@ -9,16 +9,21 @@
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/slab.h>
+#include <linux/uaccess.h>
 
 #include "cluster.h"
 #include "locks.h"
 #include "rdmalock-pri.h"
 
-/* A lock of the file; @pending while its LOCK is under way. */
+/*
+ * A lock of the file; @pending while its LOCK is under way. @lvb is the
+ * handle's LVB, with a value.
+ */
 struct rdmalock_held {
 	struct list_head entry;
 	struct rdmalock_lock lk;
 	bool pending;
+	u8 lvb[RDMALOCK_LVB_MAX];
 };
 
 /*
@@ -102,6 +107,45 @@ static bool rdmalock_file_has(struct rdmalock_file *f,
 	return false;
 }
 
+static int rdmalock_value_from_user(const struct rdmalock_lock_req *req,
+				    struct rdmalock_lock_value *val)
+{
+	if (copy_from_user(val, u64_to_user_ptr(req->value), sizeof(*val)))
+		return -EFAULT;
+	return val->pad[0] || val->pad[1] ? -EINVAL : 0;
+}
+
+/* LOCK with a value: the handle's grant reads what @val asks for. */
+static int rdmalock_held_want_value(struct rdmalock_held *h,
+				    const struct rdmalock_lock_req *req)
+{
+	struct rdmalock_lock_value val;
+	int ret = rdmalock_value_from_user(req, &val);
+
+	if (ret)
+		return ret;
+	if (val.lvb_len > RDMALOCK_LVB_MAX)
+		return -EINVAL;
+	return rdmalock_lock_set_value(&h->lk, val.lvb_len ? h->lvb : NULL,
+				       val.lvb_len);
+}
+
+/* The grant's value, to the caller's &struct rdmalock_lock_value. */
+static int rdmalock_held_give_value(struct rdmalock_held *h,
+				    const struct rdmalock_lock_req *req)
+{
+	struct rdmalock_lock_value val = {
+		.token = rdmalock_lock_token(&h->lk),
+		.flags = rdmalock_lock_lvb_valid(&h->lk) ? RDMALOCK_LVB_F_VALID : 0,
+		.lvb_len = h->lk.lvb_len,
+	};
+
+	memcpy(val.lvb, h->lvb, sizeof(val.lvb));
+	if (copy_to_user(u64_to_user_ptr(req->value), &val, sizeof(val)))
+		return -EFAULT;
+	return 0;
+}
+
 static int rdmalock_file_lock(struct rdmalock_lock *lk,
 			      const struct rdmalock_lock_req *req)
 {
@@ -119,7 +163,8 @@ static int rdmalock_file_lock(struct rdmalock_lock *lk,
  * @arg: &struct rdmalock_lock_req
  *
  * Return: 0, -EINVAL, -ENOENT (no such domain), -EDEADLK (held or being
- * locked by this file), or the lock's errors.
+ * locked by this file), -EFAULT or -EOPNOTSUPP for a value, or the lock's
+ * errors.
  */
 long rdmalock_ioc_lock(struct file *file, void *arg)
 {
@@ -131,8 +176,7 @@ long rdmalock_ioc_lock(struct file *file, void *arg)
 	int ret;
 
 	if ((req->flags & ~RDMALOCK_LOCK_F_TRY) || req->mode > RDMALOCK_MODE_SH ||
-	    memchr_inv(req->reserved, 0, sizeof(req->reserved)) ||
-	    strnlen(req->name, RDMALOCK_NAME_MAX) == RDMALOCK_NAME_MAX)
+	    req->reserved || strnlen(req->name, RDMALOCK_NAME_MAX) == RDMALOCK_NAME_MAX)
 		return -EINVAL;
 	dom = rdmalock_domain_get(req->name);
 	if (!dom)
@@ -143,6 +187,8 @@ long rdmalock_ioc_lock(struct file *file, void *arg)
 		return -ENOMEM;
 	}
 	ret = rdmalock_lock_setup(&h->lk, dom, req->id);
+	if (!ret && req->value)
+		ret = rdmalock_held_want_value(h, req);
 	if (ret)
 		goto err_free;
 	h->pending = true;
@@ -157,6 +203,11 @@ long rdmalock_ioc_lock(struct file *file, void *arg)
 		goto err_free;
 	}
 	ret = rdmalock_file_lock(&h->lk, req);
+	if (!ret && req->value) {
+		ret = rdmalock_held_give_value(h, req);
+		if (ret)
+			rdmalock_unlock(&h->lk);
+	}
 	mutex_lock(&f->lock);
 	if (ret)
 		list_del(&h->entry);
@@ -177,19 +228,26 @@ err_free:
  * @file: the open file that holds the lock
  * @arg: &struct rdmalock_lock_req
  *
- * Return: 0, -EINVAL, -ENOENT when this file does not hold it, or what
- * rdmalock_unlock() says (the lock is released all the same), such as
- * -ESHUTDOWN when its domain was destroyed meanwhile.
+ * Return: 0, -EINVAL, -EFAULT, -ENOENT when this file does not hold it,
+ * or what rdmalock_unlock() says (the lock is released all the same),
+ * such as -ESHUTDOWN when its domain was destroyed meanwhile.
  */
 long rdmalock_ioc_unlock(struct file *file, void *arg)
 {
 	struct rdmalock_file *f = file->private_data;
 	struct rdmalock_lock_req *req = arg;
+	struct rdmalock_lock_value val;
 	struct rdmalock_held *h;
+	int ret;
 
-	if (req->flags || memchr_inv(req->reserved, 0, sizeof(req->reserved)) ||
+	if (req->flags || req->reserved ||
 	    strnlen(req->name, RDMALOCK_NAME_MAX) == RDMALOCK_NAME_MAX)
 		return -EINVAL;
+	if (req->value) {
+		ret = rdmalock_value_from_user(req, &val);
+		if (ret)
+			return ret;
+	}
 	mutex_lock(&f->lock);
 	h = rdmalock_file_find(f, req->name, req->id);
 	if (h)
@@ -197,5 +255,7 @@ long rdmalock_ioc_unlock(struct file *file, void *arg)
 	mutex_unlock(&f->lock);
 	if (!h)
 		return -ENOENT;
+	if (req->value)
+		memcpy(h->lvb, val.lvb, h->lk.lvb_len);
 	return rdmalock_held_free(h);
 }

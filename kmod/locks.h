@@ -33,11 +33,14 @@
  *
  *   table_off              locks_per_node * 64          the lock table
  *   desc_off               RDMALOCK_DESC_COUNT * 64     queue descriptors
+ *   value_off              locks_per_node * 128         named locks only:
+ *                                                       each lock's value
  *
  * Every part is 64-byte aligned.
  */
 #define RDMALOCK_SLOT_SIZE	64
 #define RDMALOCK_DESC_COUNT	1024
+#define RDMALOCK_VALUE_SIZE	128
 
 static_assert(RDMALOCK_FABRIC_USER_OFFSET % RDMALOCK_SLOT_SIZE == 0);
 
@@ -53,10 +56,17 @@ static inline u64 rdmalock_desc_offset(u32 locks_per_node, u32 desc)
 	       (u64)desc * RDMALOCK_SLOT_SIZE;
 }
 
-/* The lock layer's part: lock table and descriptor pool, in bytes. */
-static inline u32 rdmalock_locks_len(u32 locks_per_node)
+/* The value of the lock of @slot, in a domain with named locks. */
+static inline u64 rdmalock_value_offset(u32 locks_per_node, u32 slot)
 {
-	return rdmalock_desc_offset(locks_per_node, RDMALOCK_DESC_COUNT) -
+	return rdmalock_desc_offset(locks_per_node, RDMALOCK_DESC_COUNT) +
+	       (u64)slot * RDMALOCK_VALUE_SIZE;
+}
+
+/* The lock layer's part: lock table, descriptor pool and values, in bytes. */
+static inline u32 rdmalock_locks_len(u32 locks_per_node, bool named)
+{
+	return rdmalock_value_offset(locks_per_node, named ? locks_per_node : 0) -
 	       RDMALOCK_FABRIC_USER_OFFSET;
 }
 

@@ -39,6 +39,7 @@
 #include "locks.h"
 #include "names.h"
 #include "rdmalock-pri.h"
+#include "values.h"
 
 unsigned int rdmalock_names_idle_ms = 10000;
 
@@ -210,9 +211,10 @@ static int rdmalock_name_unref(struct rdmalock_names *nm,
 }
 
 /*
- * The torture's words of a slot given to a new name: its counter counts
- * that name's exclusive holders. The algorithm's words are at rest, since
- * no node references the slot: a lock nobody holds or waits for.
+ * A slot given to a new name: the torture's words (its counter counts
+ * that name's exclusive holders) and the lock's value start afresh. The
+ * algorithm's words are at rest, since no node references the slot: a
+ * lock nobody holds or waits for.
  */
 static void rdmalock_names_fresh_slot(struct rdmalock_names *nm, u32 slot)
 {
@@ -220,6 +222,7 @@ static void rdmalock_names_fresh_slot(struct rdmalock_names *nm, u32 slot)
 
 	memset(rdmalock_slot_word(nm->ls, off, RDMALOCK_SLOT_READERS), 0,
 	       RDMALOCK_SLOT_SIZE - RDMALOCK_SLOT_READERS);
+	rdmalock_value_fresh(nm->ls, slot);
 }
 
 /*

@@ -26,6 +26,7 @@
 #include "locks.h"
 #include "names.h"
 #include "rdmalock-pri.h"
+#include "values.h"
 
 static void rdmalock_gate_wake_waiters(struct rdmalock_lockspace *ls)
 {
@@ -245,7 +246,8 @@ static bool rdmalock_desc_holds(struct rdmalock_lockspace *ls, u32 idx)
  * claims its lock again in the next step. Descriptors that hold nothing
  * are free again: no queue names them once every table is reset. Holders
  * forget their successors, which have left. Names forget the nodes that
- * left (names.c).
+ * left (names.c), and the LVBs those were to write back are not valid
+ * (values.c).
  *
  * Context: process context; sleeps.
  */
@@ -256,8 +258,10 @@ void rdmalock_recovery_reset(struct rdmalock_lockspace *ls, u32 members)
 
 	if (!ls->gated)
 		return;
-	if (ls->names)
+	if (ls->names) {
 		rdmalock_names_view(ls->names, members);
+		rdmalock_values_recover(ls, GENMASK(ls->num_nodes - 1, 0) & ~members);
+	}
 	/*
 	 * Abandoned grants that came in after this node quiesced, before the
 	 * others did, see the gate closed and free their descriptors.

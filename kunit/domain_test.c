@@ -53,7 +53,7 @@ static void valid_request_becomes_attributes(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, attr->name, "dom-1_a.b");
 	KUNIT_EXPECT_EQ(test, attr->node_id, 1);
 	KUNIT_EXPECT_EQ(test, attr->num_nodes, 3);
-	KUNIT_EXPECT_EQ(test, attr->user_len, rdmalock_locks_len(100));
+	KUNIT_EXPECT_EQ(test, attr->user_len, rdmalock_locks_len(100, false));
 	KUNIT_EXPECT_EQ(test, attr->port, RDMALOCK_DEFAULT_PORT);
 	sin = (struct sockaddr_in *)&attr->addrs[2];
 	KUNIT_EXPECT_EQ(test, sin->sin_family, AF_INET);
@@ -85,9 +85,11 @@ static void valid_request_becomes_attributes(struct kunit *test)
 	req.key_len = RDMALOCK_KEY_MAX;
 	req.key = 0x1000;
 	KUNIT_EXPECT_EQ(test, rdmalock_domain_check(&req, attr), 0);
-	/* Named locks, with membership recovery. */
+	/* Named locks, with membership recovery, and room for their values. */
 	req.flags = RDMALOCK_DOMAIN_F_NAMED;
 	KUNIT_EXPECT_EQ(test, rdmalock_domain_check(&req, attr), 0);
+	KUNIT_EXPECT_EQ(test, attr->user_len, rdmalock_locks_len(100, false) +
+					      100 * RDMALOCK_VALUE_SIZE);
 }
 
 /* One bad field at a time; the name of the case says which. */

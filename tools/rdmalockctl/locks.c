@@ -11,6 +11,7 @@
 #include <limits.h>
 #include <math.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,12 +26,19 @@
 /* Most words a line of a session may have. */
 #define SESSION_MAX_WORDS	16
 
+/* The lock command's value options. */
+struct value_opts {
+	int value;		/* --value or --lvb: read the lock's value */
+	const char *lvb;	/* --lvb TEXT: the LVB to write back */
+};
+
 /*
- * Fills @req from "lock NAME ID [--shared] [--timeout MS] [--try]" or
- * "unlock NAME ID" in @argv, options and operands in any order. Prints
- * what is wrong with them.
+ * Fills @req from "lock NAME ID [--shared] [--timeout MS] [--try]" (and,
+ * with @vo, "[--value] [--lvb TEXT]") or "unlock NAME ID" in @argv,
+ * options and operands in any order. Prints what is wrong with them.
  */
-static int parse_lock_args(int argc, char **argv, struct rdmalock_lock_req *req)
+static int parse_lock_args(int argc, char **argv, struct rdmalock_lock_req *req,
+			   struct value_opts *vo)
 {
 	int lock = !strcmp(argv[0], "lock");
 	unsigned long long id;
@@ -38,7 +46,12 @@ static int parse_lock_args(int argc, char **argv, struct rdmalock_lock_req *req)
 	int i, n = 0;
 
 	for (i = 1; i < argc; i++) {
-		if (lock && !strcmp(argv[i], "--shared")) {
+		if (lock && vo && !strcmp(argv[i], "--value")) {
+			vo->value = 1;
+		} else if (lock && vo && !strcmp(argv[i], "--lvb") && i + 1 < argc) {
+			vo->value = 1;
+			vo->lvb = argv[++i];
+		} else if (lock && !strcmp(argv[i], "--shared")) {
 			req->mode = RDMALOCK_MODE_SH;
 		} else if (lock && !strcmp(argv[i], "--try")) {
 			req->flags |= RDMALOCK_LOCK_F_TRY;
@@ -52,8 +65,9 @@ static int parse_lock_args(int argc, char **argv, struct rdmalock_lock_req *req)
 		}
 	}
 	if (i < argc || n != 2) {
-		fprintf(stderr, "rdmalockctl: usage: %s NAME ID%s\n", argv[0],
-			lock ? " [--shared] [--timeout MS] [--try]" : "");
+		fprintf(stderr, "rdmalockctl: usage: %s NAME ID%s%s\n", argv[0],
+			lock ? " [--shared] [--timeout MS] [--try]" : "",
+			lock && vo ? " [--value] [--lvb TEXT]" : "");
 		return -1;
 	}
 	if (copy_name(req->name, operands[0]) ||
@@ -107,9 +121,23 @@ static void wait_for_eof(void)
 	while (n > 0 || (n < 0 && errno == EINTR));
 }
 
+/* The value a grant read: its token, and the LVB as text. */
+static void print_value(const struct rdmalock_lock_value *val)
+{
+	unsigned int i;
+
+	printf("value: token %llu, lvb %s: ", (unsigned long long)val->token,
+	       val->flags & RDMALOCK_LVB_F_VALID ? "valid" : "not valid");
+	for (i = 0; i < val->lvb_len && val->lvb[i]; i++)
+		putchar(val->lvb[i] >= ' ' && val->lvb[i] < 127 ? val->lvb[i] : '.');
+	putchar('\n');
+}
+
 int cmd_lock(int argc, char **argv)
 {
 	struct rdmalock_lock_req req = { .size = sizeof(req) };
+	struct rdmalock_lock_value val = { .lvb_len = RDMALOCK_LVB_MAX };
+	struct value_opts vo = {};
 	char **cmd = NULL;
 	int i, fd, ret = 0;
 
@@ -122,13 +150,22 @@ int cmd_lock(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
-	if (parse_lock_args(i, argv, &req))
+	if (parse_lock_args(i, argv, &req, &vo))
 		return EXIT_USAGE;
+	if (vo.lvb && strlen(vo.lvb) > RDMALOCK_LVB_MAX) {
+		fprintf(stderr, "rdmalockctl: lock: an LVB is at most %d bytes\n",
+			RDMALOCK_LVB_MAX);
+		return EXIT_USAGE;
+	}
+	if (vo.value)
+		req.value = (uintptr_t)&val;
 
 	fd = open_device();
 	if (fd < 0 || do_ioctl(fd, RDMALOCK_IOC_LOCK, &req, "lock"))
 		return 1;
 	printf("locked %s %llu\n", req.name, (unsigned long long)req.id);
+	if (vo.value)
+		print_value(&val);
 	fflush(stdout);
 	if (cmd)
 		ret = run_holding(cmd);
@@ -136,6 +173,12 @@ int cmd_lock(int argc, char **argv)
 		wait_for_eof();
 	req.flags = 0;
 	req.timeout_ms = 0;
+	req.value = 0;
+	if (vo.lvb) {
+		memset(val.lvb, 0, sizeof(val.lvb));
+		memcpy(val.lvb, vo.lvb, strlen(vo.lvb));
+		req.value = (uintptr_t)&val;
+	}
 	if (do_ioctl(fd, RDMALOCK_IOC_UNLOCK, &req, "unlock"))
 		ret = ret ? ret : 1;
 	else
@@ -184,7 +227,7 @@ static int session_command(int fd, int argc, char **argv)
 	unsigned int ms;
 
 	if (lock || !strcmp(argv[0], "unlock")) {
-		if (parse_lock_args(argc, argv, &req))
+		if (parse_lock_args(argc, argv, &req, NULL))
 			return -EINVAL;
 		if (ioctl(fd, lock ? RDMALOCK_IOC_LOCK : RDMALOCK_IOC_UNLOCK, &req))
 			return -errno;

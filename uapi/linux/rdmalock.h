@@ -202,6 +202,8 @@ struct rdmalock_addr {
 
 /* The longest lock name, as DLM's (DLM_RESNAME_MAXLEN). */
 #define RDMALOCK_LOCK_NAME_MAX		64
+/* The longest lock value block; 32 and 64 bytes are the sizes served. */
+#define RDMALOCK_LVB_MAX		64
 
 /* Flags of &rdmalock_domain_create: a domain without a key, on purpose. */
 #define RDMALOCK_DOMAIN_F_INSECURE	_BITUL(0)
@@ -563,6 +565,11 @@ struct rdmalock_fabric_test {
  *	acquisition has queued (its first atomic): from then on it cannot
  *	leave the queue without breaking the lock for the others, and waits
  *	for its grant or a view change
+ * @value: in: user address of a &struct rdmalock_lock_value, or 0. LOCK
+ *	in a domain with named locks then reads the lock's value into it
+ *	(-EOPNOTSUPP elsewhere), and the lock's exclusive release writes
+ *	the LVB back: the one UNLOCK gives in its own @value, or else the
+ *	one LOCK read
  * @reserved: must be zero
  *
  * Locks belong to the open file: closing it releases every lock it
@@ -577,7 +584,31 @@ struct rdmalock_lock_req {
 	__u64 id;
 	__u32 mode;
 	__u32 timeout_ms;
-	__u64 reserved[2];
+	__u64 value;
+	__u64 reserved;
+};
+
+/* Flags of &rdmalock_lock_value. */
+#define RDMALOCK_LVB_F_VALID		_BITUL(0)
+
+/**
+ * struct rdmalock_lock_value - a named lock's value (&rdmalock_lock_req.value)
+ * @token: out: LOCK in exclusive mode: the grant's fencing token, which
+ *	increases with every exclusive grant of the lock; 0 for a shared one
+ * @flags: out: LOCK: %RDMALOCK_LVB_F_VALID when the LVB is valid: no
+ *	node that held the lock exclusive, with an LVB to write back, left
+ *	the membership view since the last write-back
+ * @lvb_len: in: LOCK: 0 (the token only), 32 or 64 bytes of LVB
+ * @pad: must be zero
+ * @lvb: out: LOCK: the LVB as granted; in: UNLOCK of an exclusive hold:
+ *	the LVB to write back
+ */
+struct rdmalock_lock_value {
+	__u64 token;
+	__u32 flags;
+	__u32 lvb_len;
+	__u32 pad[2];
+	__u8 lvb[RDMALOCK_LVB_MAX];
 };
 
 /* Operations of &rdmalock_run.op. */

@@ -323,10 +323,10 @@ static void hostile_conn_free(struct hostile_conn *hc)
 	kfree(hc);
 }
 
-/* The region's length that the domain's nodes announce. */
+/* The region's length that the domain's nodes (ids map to slots) announce. */
 static u32 hostile_region_len(const struct hostile_attack *a)
 {
-	return rdmalock_region_len_for(rdmalock_locks_len(a->locks));
+	return rdmalock_region_len_for(rdmalock_locks_len(a->locks, false));
 }
 
 /* Our hello: what a node of the domain would say, but for @flags. */

@@ -15,6 +15,11 @@
 #    ShiftLock at 50% reads: no violation, counters exact;
 #  - the last node dies holding a reference: the view change without it
 #    frees its slot at the home, and the survivors go on resolving;
+#  - lock values: an exclusive holder writes its LVB back, a shared grant
+#    reads it, exclusive grants take consecutive fencing tokens; the LVB
+#    of a holder that dies before its write-back is not valid after the
+#    view change, the next token is higher, and the next write-back makes
+#    the LVB valid again;
 #  - the survivors' sample clients, registered for the recovery callbacks,
 #    hear recover_done with their slot at once, then recover_prep,
 #    recover_slot of the dead node (its id plus one) and recover_done
@@ -103,6 +108,45 @@ views_told() {
 		END { exit !ok }'
 }
 
+token_of() { sed -n 's/^value: token \([0-9]*\),.*/\1/p'; }
+
+# lvb_seen: id 1's LVB, "hello", read by a shared grant (no token), and
+# two exclusive grants' tokens, one apart.
+lvb_seen() {
+	local out t1 t2
+
+	out=$(ctl lock nm-named 1 --shared --value -- true) || return 1
+	echo "$out" >&2
+	echo "$out" | grep -qx 'value: token 0, lvb valid: hello' || return 1
+	t1=$(ctl lock nm-named 1 --value -- true | token_of)
+	t2=$(ctl lock nm-named 1 --value -- true | token_of)
+	echo "tokens $t1, $t2" >&2
+	[ -n "$t1" ] && [ "$t2" = "$((t1 + 1))" ]
+}
+
+# lvb_lost: after the victim died holding id 4, whose LVB it was to write
+# back, the LVB is not valid and the next token is above the victim's.
+lvb_lost() {
+	local out t t0
+
+	t0=$(cat /tmp/doomed-token)
+	out=$(ctl lock nm-named 4 --value -- true) || return 1
+	echo "$out" >&2
+	t=$(echo "$out" | token_of)
+	echo "victim's token $t0, now $t" >&2
+	echo "$out" | grep -q '^value: token [0-9]*, lvb not valid: doomed-before$' &&
+		[ -n "$t0" ] && [ "$t" -gt "$t0" ]
+}
+
+lvb_valid_again() {
+	local out
+
+	ctl lock nm-named 4 --lvb fixed -- true || return 1
+	out=$(ctl lock nm-named 4 --shared --value -- true) || return 1
+	echo "$out" >&2
+	echo "$out" | grep -q 'lvb valid: fixed$'
+}
+
 torture_named() {
 	local dom="$1" tag="$2"
 
@@ -115,9 +159,9 @@ torture_named() {
 }
 
 if [ "$VMTEST_NODE" -eq 0 ]; then
-	tap_plan 18
+	tap_plan 21
 elif [ "$VMTEST_NODE" -eq "$victim" ]; then
-	tap_plan 14
+	tap_plan 16
 else
 	tap_plan 17
 fi
@@ -182,12 +226,31 @@ torture_named nm-shift shift-50 --local 50 --read 50
 [ "$VMTEST_NODE" -eq "$victim" ] ||
 	tap_check "the sample client hears its slot at registration" watch_views
 
-# The victim references id 12 (homed on node 0), then dies.
-[ "$VMTEST_NODE" -ne "$victim" ] ||
-	tap_check "the last node references id 12" ctl lock nm-named 12 -- true
-barrier victim-ref
+# Lock values on ids homed on node 1, whose slots the checks above do not
+# count. Node 0 references id 4, so that its name outlives the victim.
 [ "$VMTEST_NODE" -ne 0 ] ||
+	tap_check "an exclusive holder writes its LVB back" sh -c \
+		"rdmalockctl lock nm-named 1 --lvb hello -- true &&
+		 rdmalockctl lock nm-named 4 --lvb doomed-before -- true"
+barrier lvb-written
+[ "$VMTEST_NODE" -ne "$victim" ] ||
+	tap_check "a shared grant reads the LVB; exclusive ones take consecutive tokens" \
+		lvb_seen
+barrier lvb-read
+
+# The victim references id 12 (homed on node 0), then dies.
+if [ "$VMTEST_NODE" -eq "$victim" ]; then
+	tap_check "the last node references id 12" ctl lock nm-named 12 -- true
+	hold_lock doomed nm-named 4 --lvb doomed-after
+	tap_check "and holds id 4 exclusive, with an LVB to write back" \
+		hold_started doomed 30
+	token_of </tmp/hold-doomed.out >/www/doomed-token
+fi
+barrier victim-ref
+if [ "$VMTEST_NODE" -eq 0 ]; then
 	tap_check "node 0 gave the name a slot" used_here_is nm-named 1
+	wget -q -O /tmp/doomed-token "http://$(node_addr "$victim")/doomed-token"
+fi
 if [ "$VMTEST_NODE" -eq "$victim" ]; then
 	barrier victim-ready
 	die_now
@@ -198,8 +261,13 @@ barrier victim-ready
 tap_check "the view goes on without the dead node" retry 60 view_is nm-named 0,1
 tap_check "the client heard recover_prep, recover_slot, recover_done in order" \
 	views_told
-[ "$VMTEST_NODE" -ne 0 ] ||
+if [ "$VMTEST_NODE" -eq 0 ]; then
 	tap_check "the view change freed the dead node's slot" used_here_is nm-named 0
+	tap_check "the dead holder's LVB is not valid, the next token higher" lvb_lost
+	tap_check "the next exclusive write-back makes it valid again" lvb_valid_again
+fi
+# Not before node 0 has counted its slots: the survivors take id 12.
+barrier slots-counted
 tap_check "the survivors still resolve and take names" sh -c \
 	"rdmalockctl lock nm-named $((3 + VMTEST_NODE)) -- true &&
 	 rdmalockctl lock nm-named 12 -- true"

@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Lock values: a fencing token and a lock value block (LVB) per named
+ * lock, kept at its home beside its slot (struct rdmalock_value).
+ *
+ * Only a holder touches them, and only under its lock: exclusive holders
+ * exclude each other, so plain RDMA READs and WRITEs (CPU copies at the
+ * home) are enough, without atomics. A handle asks for them with
+ * rdmalock_lock_set_value(). An exclusive grant reads the value and
+ * writes back the token advanced by one; with an LVB it also names
+ * itself the value's writer, and its release writes the LVB back and
+ * clears the writer, before the lock is released. A shared grant reads
+ * the value.
+ *
+ * A view change marks not valid the LVB of every lock whose writer left:
+ * it may have died between its grant and its write-back, and the data
+ * the LVB describes may have moved on without it. The next exclusive
+ * holder that writes the LVB back makes it valid again.
+ *
+ * The token of a slot given to a new name starts at the home's real-time
+ * clock in nanoseconds, and every exclusive grant adds one. Grants are
+ * far slower than one a nanosecond, so a name given a slot again later
+ * starts above any token it had before, and storage that refuses tokens
+ * below the highest it saw refuses a writer whose lock was recovered, as
+ * long as the homes' clocks do not step back.
+ *
+ * The value ops run inside the lock layer's gate, so a node fenced
+ * meanwhile writes nothing: it holds nothing any more.
+ */
+#include <linux/bitops.h>
+#include <linux/string.h>
+#include <linux/ktime.h>
+
+#include "cluster.h"
+#include "locks.h"
+#include "values.h"
+
+static_assert(sizeof(struct rdmalock_value) <= RDMALOCK_VALUE_SIZE);
+
+static struct rdmalock_value *rdmalock_value_local(struct rdmalock_lockspace *ls,
+						   u32 slot)
+{
+	return ls->region + rdmalock_value_offset(ls->locks_per_node, slot);
+}
+
+/**
+ * rdmalock_value_fresh() - a slot is given to a new name: its value starts
+ * @ls: the home's lockspace
+ * @slot: the slot, referenced by no node until now
+ *
+ * Context: any; no node accesses the value.
+ */
+void rdmalock_value_fresh(struct rdmalock_lockspace *ls, u32 slot)
+{
+	struct rdmalock_value *v = rdmalock_value_local(ls, slot);
+
+	memset(v, 0, sizeof(*v));
+	v->token = ktime_get_real_ns();
+}
+
+/**
+ * rdmalock_values_recover() - a view change: departed writers' LVBs are not valid
+ * @ls: the home's lockspace, quiesced on every member
+ * @gone: the nodes that left
+ *
+ * Context: process context.
+ */
+void rdmalock_values_recover(struct rdmalock_lockspace *ls, u32 gone)
+{
+	struct rdmalock_value *v;
+	u32 slot;
+
+	for (slot = 0; slot < ls->locks_per_node; slot++) {
+		v = rdmalock_value_local(ls, slot);
+		if (v->writer && (gone & BIT(v->writer - 1))) {
+			v->flags |= RDMALOCK_VALUE_F_NOT_VALID;
+			v->writer = 0;
+		}
+	}
+}
+
+static u64 rdmalock_lock_value_off(const struct rdmalock_lock *lk, u32 field)
+{
+	u32 slot = (lk->slot_off - rdmalock_table_offset(0)) / RDMALOCK_SLOT_SIZE;
+
+	return rdmalock_value_offset(lk->dom->locks_per_node, slot) + field;
+}
+
+static int rdmalock_value_read(struct rdmalock_lock *lk, struct rdmalock_value *v)
+{
+	struct rdmalock_lockspace *ls = lk->dom->ls;
+	u64 off = rdmalock_lock_value_off(lk, 0);
+
+	if (lk->home == ls->self) {
+		memcpy(v, ls->region + off, sizeof(*v));
+		return 0;
+	}
+	return rdmalock_fabric_read(ls->fabric, lk->home, off, v, sizeof(*v));
+}
+
+/* Writes @len bytes of @v from @field on. */
+static int rdmalock_value_write(struct rdmalock_lock *lk,
+				const struct rdmalock_value *v, u32 field, u32 len)
+{
+	struct rdmalock_lockspace *ls = lk->dom->ls;
+	u64 off = rdmalock_lock_value_off(lk, field);
+
+	if (lk->home == ls->self) {
+		memcpy(ls->region + off, (const u8 *)v + field, len);
+		return 0;
+	}
+	return rdmalock_fabric_write(ls->fabric, lk->home, off, (const u8 *)v + field,
+				     len);
+}
+
+/**
+ * rdmalock_value_on_grant() - a holder's part of its lock's value at its grant
+ * @lk: a handle that was just granted its lock in @lk->mode, with a value
+ *	asked for
+ *
+ * Context: process context, inside the gate; sleeps.
+ * Return: 0, or the verb's error: the handle then does not know the value.
+ */
+int rdmalock_value_on_grant(struct rdmalock_lock *lk)
+{
+	struct rdmalock_value v;
+	int ret;
+
+	ret = rdmalock_value_read(lk, &v);
+	if (ret)
+		return ret;
+	if (lk->lvb)
+		memcpy(lk->lvb, v.lvb, lk->lvb_len);
+	lk->lvb_valid = !(v.flags & RDMALOCK_VALUE_F_NOT_VALID);
+	lk->token = 0;
+	if (lk->mode != RDMALOCK_MODE_EX)
+		return 0;
+	v.token++;
+	if (lk->lvb)
+		v.writer = lk->dom->attr.node_id + 1;
+	/* token, flags and writer: 16 bytes */
+	ret = rdmalock_value_write(lk, &v, 0, offsetof(struct rdmalock_value, lvb));
+	if (!ret)
+		lk->token = v.token;
+	return ret;
+}
+
+/**
+ * rdmalock_value_on_release() - an exclusive holder writes its LVB back
+ * @lk: a handle about to release its lock, with an LVB
+ *
+ * The LVB is valid again, and its writer cleared.
+ *
+ * Context: process context, inside the gate; sleeps.
+ * Return: 0, or the verb's error.
+ */
+int rdmalock_value_on_release(struct rdmalock_lock *lk)
+{
+	struct rdmalock_value v = {};
+	u32 from = offsetof(struct rdmalock_value, flags);
+
+	memcpy(v.lvb, lk->lvb, lk->lvb_len);
+	/* flags, writer and the LVB: the token stays as the grant left it */
+	return rdmalock_value_write(lk, &v, from, sizeof(v) - from);
+}
