@@ -311,8 +311,8 @@ EXPORT_SYMBOL_GPL(rdmalock_lock_lvb_valid);
 
 /*
  * A grant's part of the value, inside the gate: a node fenced since the
- * grant holds nothing, and must not touch the value. The lock is given
- * back when that fails.
+ * grant, or a lock lost since to a view change, holds nothing, and must
+ * not touch the value. The lock is given back when that fails.
  */
 static int rdmalock_acquire_value(struct rdmalock_lock *lk)
 {
@@ -321,7 +321,8 @@ static int rdmalock_acquire_value(struct rdmalock_lock *lk)
 
 	ret = rdmalock_gate_enter(ls, &rdmalock_forever);
 	if (!ret) {
-		ret = rdmalock_value_on_grant(lk);
+		/* Lost to a view change already: the slot may be another's. */
+		ret = READ_ONCE(lk->w->gone) ?: rdmalock_value_on_grant(lk);
 		rdmalock_gate_leave(ls);
 	} else if (ret == -ENOTCONN) {
 		ret = -ENOLCK;
@@ -344,7 +345,9 @@ static int rdmalock_release_value(struct rdmalock_lock *lk)
 	ret = rdmalock_gate_enter(ls, &rdmalock_forever);
 	if (ret)
 		return 0;	/* fenced: the release reports the loss */
-	ret = rdmalock_value_on_release(lk);
+	/* A lock lost to a view change: the release reports it. */
+	if (!READ_ONCE(lk->w->gone))
+		ret = rdmalock_value_on_release(lk);
 	rdmalock_gate_leave(ls);
 	if (ret)
 		pr_err_ratelimited("%s: lock %llu: the LVB was not written back: %d\n",
