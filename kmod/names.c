@@ -42,6 +42,7 @@
 #include "values.h"
 
 unsigned int rdmalock_names_idle_ms = 10000;
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_names_idle_ms);
 
 #define RDMALOCK_NAMES_HASH_BITS	10
 /* How often the cache gives back names no handle used for a while. */
@@ -177,6 +178,7 @@ bool rdmalock_name_stale(struct rdmalock_names *nm,
 {
 	return READ_ONCE(nm->inc[ent->home]) != ent->inc;
 }
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_name_stale);
 
 static void rdmalock_names_send(struct rdmalock_names *nm, u32 node, u8 type,
 				const void *msg, u32 len)
@@ -558,10 +560,14 @@ static bool rdmalock_name_idle_out(struct rdmalock_names *nm,
 	return !rdmalock_name_unref(nm, ent);
 }
 
-static void rdmalock_names_reap(struct work_struct *work)
+/**
+ * rdmalock_names_give_back() - give back the names idle for names_idle_ms
+ * @nm: the node's named locks
+ *
+ * Context: process context.
+ */
+VISIBLE_IF_KUNIT void rdmalock_names_give_back(struct rdmalock_names *nm)
 {
-	struct rdmalock_names *nm = container_of(to_delayed_work(work),
-						 struct rdmalock_names, reap);
 	unsigned long idle = msecs_to_jiffies(READ_ONCE(rdmalock_names_idle_ms));
 	struct rdmalock_name *ent;
 	struct hlist_node *tmp;
@@ -577,6 +583,15 @@ static void rdmalock_names_reap(struct work_struct *work)
 		}
 		spin_unlock_bh(&nm->lock);
 	}
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_names_give_back);
+
+static void rdmalock_names_reap(struct work_struct *work)
+{
+	struct rdmalock_names *nm = container_of(to_delayed_work(work),
+						 struct rdmalock_names, reap);
+
+	rdmalock_names_give_back(nm);
 	queue_delayed_work(nm->ls->wq, &nm->reap,
 			   msecs_to_jiffies(RDMALOCK_NAMES_REAP_MS));
 }
@@ -616,6 +631,7 @@ void rdmalock_names_view(struct rdmalock_names *nm, u32 members)
 	rdmalock_names_leave(nm, GENMASK(nm->ls->num_nodes - 1, 0) & ~members,
 			     members);
 }
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_names_view);
 
 /**
  * rdmalock_names_fence() - this node left the view: it starts clean
@@ -630,6 +646,7 @@ void rdmalock_names_fence(struct rdmalock_names *nm)
 {
 	rdmalock_names_leave(nm, GENMASK(nm->ls->num_nodes - 1, 0), 0);
 }
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_names_fence);
 
 /**
  * rdmalock_names_used() - names homed here that some node references
@@ -641,6 +658,7 @@ u32 rdmalock_names_used(struct rdmalock_names *nm)
 {
 	return rdmalock_restable_used(nm->table);
 }
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_names_used);
 
 /**
  * rdmalock_names_cached() - names this node references
@@ -652,6 +670,7 @@ u32 rdmalock_names_cached(struct rdmalock_names *nm)
 {
 	return READ_ONCE(nm->cached);
 }
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_names_cached);
 
 /**
  * rdmalock_names_alloc() - named locks for a lockspace
@@ -682,6 +701,7 @@ struct rdmalock_names *rdmalock_names_alloc(struct rdmalock_lockspace *ls)
 	INIT_DELAYED_WORK(&nm->reap, rdmalock_names_reap);
 	return nm;
 }
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_names_alloc);
 
 /**
  * rdmalock_names_attach() - serve and send name messages
@@ -725,6 +745,7 @@ void rdmalock_names_stop(struct rdmalock_names *nm)
 {
 	cancel_delayed_work_sync(&nm->reap);
 }
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_names_stop);
 
 /**
  * rdmalock_names_free() - free them, once the fabric is gone
@@ -745,3 +766,4 @@ void rdmalock_names_free(struct rdmalock_names *nm)
 	rdmalock_restable_free(nm->table);
 	kvfree(nm);
 }
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_names_free);

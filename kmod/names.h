@@ -84,4 +84,8 @@ void rdmalock_names_fence(struct rdmalock_names *nm);
 u32 rdmalock_names_used(struct rdmalock_names *nm);
 u32 rdmalock_names_cached(struct rdmalock_names *nm);
 
+#if IS_ENABLED(CONFIG_KUNIT)
+void rdmalock_names_give_back(struct rdmalock_names *nm);
+#endif
+
 #endif /* _RDMALOCK_NAMES_H */

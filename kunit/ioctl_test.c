@@ -58,6 +58,7 @@ static void version_reports_abi_and_features(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, v.features & RDMALOCK_FEAT_FLOOR);
 	KUNIT_EXPECT_TRUE(test, v.features & RDMALOCK_FEAT_VIEW);
 	KUNIT_EXPECT_TRUE(test, v.features & RDMALOCK_FEAT_FENCE);
+	KUNIT_EXPECT_TRUE(test, v.features & RDMALOCK_FEAT_NAMED);
 }
 
 static void version_rejects_bad_size(struct kunit *test)

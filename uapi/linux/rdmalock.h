@@ -44,6 +44,11 @@
 #define RDMALOCK_FEAT_VIEW		_BITULL(5)
 /* RDMALOCK_IOC_FENCE_ACK, and the "fence" uevent of the device. */
 #define RDMALOCK_FEAT_FENCE		_BITULL(6)
+/*
+ * Named locks (RDMALOCK_DOMAIN_F_NAMED), their counts in the domain's
+ * status, and lock values (&rdmalock_lock_req.value).
+ */
+#define RDMALOCK_FEAT_NAMED		_BITULL(7)
 
 /**
  * struct rdmalock_version - ABI version and features of the loaded module

@@ -20,6 +20,11 @@
 #    of a holder that dies before its write-back is not valid after the
 #    view change, the next token is higher, and the next write-back makes
 #    the LVB valid again;
+#  - a home cut off: node 1, home of ids 1 and 4, takes its link down for
+#    longer than its node lease and fences itself; once it is back in
+#    full views, node 0's lock of id 1, cached from before, is resolved
+#    anew: a fresh slot, its LVB empty and its token above the last one
+#    (with the cached slot it would read the LVB written before the cut);
 #  - the survivors' sample clients, registered for the recovery callbacks,
 #    hear recover_done with their slot at once, then recover_prep,
 #    recover_slot of the dead node (its id plus one) and recover_done
@@ -27,6 +32,9 @@
 . ./lib.sh
 
 : "${TORTURE_MS:=2000}"
+# Past the node lease (4 s), the heartbeat timeout (5 s) and a margin.
+CUT_S=15
+[ ! -e "$KMEMLEAK" ] || CUT_S=25
 IDLE_PARAM=/sys/module/rdmalock/parameters/names_idle_ms
 n=$(num_nodes)
 victim=$((n - 1))
@@ -147,6 +155,39 @@ lvb_valid_again() {
 	echo "$out" | grep -q 'lvb valid: fixed$'
 }
 
+# cut_home: node 1 takes its link down for CUT_S seconds, and fences
+# itself meanwhile.
+cut_home() {
+	local fences end rc=0
+
+	fences=$(view_line nm-named | fences_of)
+	ip link set eth0 down
+	end=$(($(date +%s) + CUT_S))
+	retry_until $((end - 1)) fenced nm-named "$fences" || rc=1
+	sleep_until "$end"
+	ip link set eth0 up
+	return $rc
+}
+
+note_token() {
+	ctl lock nm-named 1 --lvb before-cut -- true | token_of >/tmp/token-before-cut &&
+		test -s /tmp/token-before-cut
+}
+
+# name_after_cut: id 1, resolved again at node 1, which forgot it: an
+# empty LVB, and a token above the one before the cut.
+name_after_cut() {
+	local out t t0
+
+	t0=$(cat /tmp/token-before-cut)
+	out=$(ctl lock nm-named 1 --value -- true) || return 1
+	echo "$out" >&2
+	t=$(echo "$out" | token_of)
+	echo "token before the cut $t0, now $t" >&2
+	echo "$out" | grep -qx 'value: token [0-9]*, lvb valid: ' &&
+		[ -n "$t0" ] && [ "$t" -gt "$t0" ]
+}
+
 torture_named() {
 	local dom="$1" tag="$2"
 
@@ -159,11 +200,11 @@ torture_named() {
 }
 
 if [ "$VMTEST_NODE" -eq 0 ]; then
-	tap_plan 21
+	tap_plan 24
 elif [ "$VMTEST_NODE" -eq "$victim" ]; then
-	tap_plan 16
-else
 	tap_plan 17
+else
+	tap_plan 19
 fi
 kmemleak_forget
 tap_check "rdmalock.ko loads" load_rdmalock
@@ -223,6 +264,18 @@ barrier torture
 torture_named nm-alock alock-50 --local 50
 torture_named nm-shift shift-50 --local 50 --read 50
 
+[ "$VMTEST_NODE" -ne 0 ] ||
+	tap_check "node 0 writes id 1's LVB and notes its token" note_token
+barrier before-cut
+[ "$VMTEST_NODE" -ne 1 ] ||
+	tap_check "node 1, cut off for $CUT_S s, fences itself" cut_home
+tap_check "after the cut, every node is back in full views" retry 90 all_up
+barrier after-cut
+[ "$VMTEST_NODE" -ne 0 ] ||
+	tap_check "a name homed on the node that came back is resolved anew" \
+		name_after_cut
+barrier resolved-anew
+
 [ "$VMTEST_NODE" -eq "$victim" ] ||
 	tap_check "the sample client hears its slot at registration" watch_views
 
@@ -237,6 +290,7 @@ barrier lvb-written
 	tap_check "a shared grant reads the LVB; exclusive ones take consecutive tokens" \
 		lvb_seen
 barrier lvb-read
+
 
 # The victim references id 12 (homed on node 0), then dies.
 if [ "$VMTEST_NODE" -eq "$victim" ]; then

@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit: a node's named locks, on a domain of one node, whose names are
+ * all homed on it and resolved without a message: distinct names get
+ * distinct slots and one name one entry; a full home refuses a new name;
+ * idle names are given back; a fence makes every resolution stale, and
+ * the name is resolved anew to a slot whose value starts afresh. The
+ * last case is also the negative control of the stale check: without
+ * it, the old entry, and the old slot's LVB, would come back.
+ */
+#include <kunit/test.h>
+#include <linux/string.h>
+
+#include "locks.h"
+#include "names.h"
+#include "values.h"
+
+#define SLOTS	2
+
+struct names_ctx {
+	struct rdmalock_fabric_attr attr;
+	struct rdmalock_ls_params params;
+	struct rdmalock_lockspace *ls;
+	struct rdmalock_names *nm;
+	void *region;
+};
+
+static int names_test_init(struct kunit *test)
+{
+	struct names_ctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+
+	if (!c)
+		return -ENOMEM;
+	c->attr = (struct rdmalock_fabric_attr){
+		.name = "kunit-names",
+		.node_id = 0,
+		.num_nodes = 1,
+	};
+	c->params = (struct rdmalock_ls_params){
+		.algo = RDMALOCK_ALGO_ALOCK,
+		.locks_per_node = SLOTS,
+		.named = true,
+	};
+	c->region = kunit_kzalloc(test, rdmalock_value_offset(SLOTS, SLOTS),
+				  GFP_KERNEL);
+	if (!c->region)
+		return -ENOMEM;
+	c->ls = rdmalock_lockspace_alloc(&c->attr, c->region, &c->params);
+	if (IS_ERR(c->ls))
+		return PTR_ERR(c->ls);
+	c->nm = rdmalock_names_alloc(c->ls);
+	if (!c->nm) {
+		rdmalock_lockspace_stop(c->ls);
+		rdmalock_lockspace_free(c->ls);
+		return -ENOMEM;
+	}
+	/* This node is a member: it serves its own requests. */
+	rdmalock_names_view(c->nm, BIT(0));
+	test->priv = c;
+	return 0;
+}
+
+static void names_test_exit(struct kunit *test)
+{
+	struct names_ctx *c = test->priv;
+
+	rdmalock_names_stop(c->nm);
+	rdmalock_names_free(c->nm);
+	rdmalock_lockspace_stop(c->ls);
+	rdmalock_lockspace_free(c->ls);
+}
+
+static struct rdmalock_name *get(struct kunit *test, const char *name)
+{
+	struct names_ctx *c = test->priv;
+	struct rdmalock_name *ent = NULL;
+
+	KUNIT_ASSERT_EQ(test, rdmalock_name_get(c->nm, name, strlen(name), &ent), 0);
+	KUNIT_ASSERT_NOT_NULL(test, ent);
+	KUNIT_EXPECT_EQ(test, ent->state, RDMALOCK_NAME_READY);
+	KUNIT_EXPECT_LT(test, ent->slot, SLOTS);
+	return ent;
+}
+
+static struct rdmalock_value *value_of(struct kunit *test, u32 slot)
+{
+	struct names_ctx *c = test->priv;
+
+	return c->region + rdmalock_value_offset(SLOTS, slot);
+}
+
+static void distinct_names_distinct_slots(struct kunit *test)
+{
+	struct names_ctx *c = test->priv;
+	struct rdmalock_name *a, *b, *again;
+
+	a = get(test, "a");
+	b = get(test, "b");
+	KUNIT_EXPECT_NE(test, a->slot, b->slot);
+	again = get(test, "a");
+	KUNIT_EXPECT_PTR_EQ(test, again, a);
+	KUNIT_EXPECT_EQ(test, a->refs, 2);
+	KUNIT_EXPECT_EQ(test, rdmalock_names_used(c->nm), 2);
+	KUNIT_EXPECT_EQ(test, rdmalock_names_cached(c->nm), 2);
+	rdmalock_name_put(c->nm, again);
+	rdmalock_name_put(c->nm, a);
+	rdmalock_name_put(c->nm, b);
+	/* Put, but cached: still referenced at the home. */
+	KUNIT_EXPECT_EQ(test, rdmalock_names_used(c->nm), 2);
+}
+
+static void a_full_home_refuses_a_name(struct kunit *test)
+{
+	struct names_ctx *c = test->priv;
+	struct rdmalock_name *a, *b, *x = NULL;
+
+	a = get(test, "a");
+	b = get(test, "b");
+	KUNIT_EXPECT_EQ(test, rdmalock_name_get(c->nm, "c", 1, &x), -ENOSPC);
+	KUNIT_EXPECT_NULL(test, x);
+	KUNIT_EXPECT_EQ(test, rdmalock_names_cached(c->nm), 2);
+	KUNIT_EXPECT_EQ(test, rdmalock_name_get(c->nm, "c", 0, &x), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rdmalock_name_get(c->nm, "c",
+						RDMALOCK_LOCK_NAME_MAX + 1, &x),
+			-EINVAL);
+	rdmalock_name_put(c->nm, a);
+	rdmalock_name_put(c->nm, b);
+}
+
+static void idle_names_are_given_back(struct kunit *test)
+{
+	unsigned int idle = rdmalock_names_idle_ms;
+	struct names_ctx *c = test->priv;
+	struct rdmalock_name *a, *b, *x;
+
+	a = get(test, "a");
+	b = get(test, "b");
+	rdmalock_name_put(c->nm, a);
+	rdmalock_names_idle_ms = 0;
+	rdmalock_names_give_back(c->nm);
+	/* "b" is still used by a handle: it stays. */
+	KUNIT_EXPECT_EQ(test, rdmalock_names_used(c->nm), 1);
+	KUNIT_EXPECT_EQ(test, rdmalock_names_cached(c->nm), 1);
+	x = get(test, "c");
+	rdmalock_name_put(c->nm, x);
+	rdmalock_name_put(c->nm, b);
+	rdmalock_names_give_back(c->nm);
+	rdmalock_names_idle_ms = idle;
+	KUNIT_EXPECT_EQ(test, rdmalock_names_used(c->nm), 0);
+	KUNIT_EXPECT_EQ(test, rdmalock_names_cached(c->nm), 0);
+}
+
+static void a_fence_makes_resolutions_stale(struct kunit *test)
+{
+	struct names_ctx *c = test->priv;
+	struct rdmalock_name *old, *new;
+	struct rdmalock_value *v;
+	u64 token;
+
+	old = get(test, "a");
+	v = value_of(test, old->slot);
+	memcpy(v->lvb, "old", 4);
+	token = v->token;
+	KUNIT_EXPECT_NE(test, token, 0);
+	KUNIT_EXPECT_FALSE(test, rdmalock_name_stale(c->nm, old));
+
+	rdmalock_names_fence(c->nm);
+	KUNIT_EXPECT_TRUE(test, rdmalock_name_stale(c->nm, old));
+	KUNIT_EXPECT_EQ(test, rdmalock_names_used(c->nm), 0);
+	/* Out of the view: the home serves nobody, itself included. */
+	KUNIT_EXPECT_EQ(test, rdmalock_name_get(c->nm, "a", 1, &new), -ENOTCONN);
+
+	rdmalock_names_view(c->nm, BIT(0));
+	new = get(test, "a");
+	KUNIT_EXPECT_PTR_NE(test, new, old);
+	KUNIT_EXPECT_FALSE(test, rdmalock_name_stale(c->nm, new));
+	v = value_of(test, new->slot);
+	KUNIT_EXPECT_EQ(test, v->lvb[0], 0);
+	KUNIT_EXPECT_GE(test, v->token, token);
+	rdmalock_name_put(c->nm, new);
+	rdmalock_name_put(c->nm, old);
+	KUNIT_EXPECT_EQ(test, rdmalock_names_cached(c->nm), 1);
+}
+
+static void a_fresh_slot_starts_a_new_value(struct kunit *test)
+{
+	unsigned int idle = rdmalock_names_idle_ms;
+	struct names_ctx *c = test->priv;
+	struct rdmalock_name *a, *b;
+	struct rdmalock_value *v;
+	u32 slot;
+
+	a = get(test, "a");
+	slot = a->slot;
+	v = value_of(test, slot);
+	KUNIT_EXPECT_EQ(test, v->flags, 0);
+	v->token = 5;
+	v->flags = RDMALOCK_VALUE_F_NOT_VALID;
+	memcpy(v->lvb, "x", 2);
+	rdmalock_name_put(c->nm, a);
+	rdmalock_names_idle_ms = 0;
+	rdmalock_names_give_back(c->nm);
+	rdmalock_names_idle_ms = idle;
+	/* The slot free again, the next name takes it, with a new value. */
+	b = get(test, "b");
+	KUNIT_EXPECT_EQ(test, b->slot, slot);
+	KUNIT_EXPECT_EQ(test, v->lvb[0], 0);
+	KUNIT_EXPECT_EQ(test, v->flags, 0);
+	KUNIT_EXPECT_GT(test, v->token, 5);
+	rdmalock_name_put(c->nm, b);
+}
+
+static void ids_are_homed_as_ids(struct kunit *test)
+{
+	__be64 id = cpu_to_be64(7);
+
+	/* Eight bytes: the id's value modulo the nodes, as without names. */
+	KUNIT_EXPECT_EQ(test, rdmalock_name_home(&id, sizeof(id), 3), 1);
+	KUNIT_EXPECT_EQ(test, rdmalock_name_home(&id, sizeof(id), 7), 0);
+	KUNIT_EXPECT_LT(test, rdmalock_name_home("inode:1", 7, 3), 3);
+}
+
+static struct kunit_case rdmalock_names_cases[] = {
+	KUNIT_CASE(distinct_names_distinct_slots),
+	KUNIT_CASE(a_full_home_refuses_a_name),
+	KUNIT_CASE(idle_names_are_given_back),
+	KUNIT_CASE(a_fence_makes_resolutions_stale),
+	KUNIT_CASE(a_fresh_slot_starts_a_new_value),
+	KUNIT_CASE(ids_are_homed_as_ids),
+	{}
+};
+
+static struct kunit_suite rdmalock_names_suite = {
+	.name = "rdmalock_names",
+	.init = names_test_init,
+	.exit = names_test_exit,
+	.test_cases = rdmalock_names_cases,
+};
+
+kunit_test_suite(rdmalock_names_suite);
