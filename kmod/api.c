@@ -297,9 +297,10 @@ EXPORT_SYMBOL_GPL(rdmalock_lock_token);
  * rdmalock_lock_lvb_valid() - did the last grant find the LVB valid?
  * @lk: a handle with rdmalock_lock_set_value()
  *
- * An LVB is not valid when a node that held its lock exclusive, with an
- * LVB to write back, left the view: what it described may have changed
- * since. The next exclusive holder's release makes it valid again.
+ * An LVB is not valid after a view change that came while an exclusive
+ * holder with an LVB held its lock: the holder may have died, or lost the
+ * lock, before writing it back, and what it described may have changed.
+ * The next exclusive release makes it valid again.
  *
  * Return: true when valid.
  */

@@ -17,13 +17,16 @@
  * sends them for one name under its cache's lock: an UNREF is never
  * overtaken by the RESOLVE of a handle that came after it.
  *
- * A view change forgets what departed nodes referenced, on every member,
- * and a fenced node forgets everything: a home that left lost its table,
- * and starts clean when it comes back. Each node counts, per home, the
- * times it left (its incarnation); a resolution made in an earlier
- * incarnation of its home is stale, and the lock call that finds it
- * resolves the name again. Lock calls check that inside the lock layer's
- * gate (lockspace.c), where no view change can move under them.
+ * A view change forgets what departed nodes referenced, on every member.
+ * Each node counts, per home, the times the home left its view or it
+ * left the view itself (fenced): its incarnation of the home. A
+ * resolution made in an earlier incarnation is stale, and the lock call
+ * that finds it resolves the name again; lock calls check that inside
+ * the lock layer's gate (lockspace.c), where no view change can move
+ * under them. Requests carry the incarnation, and a home that sees a
+ * node's newer one drops what the node referenced in older ones: the node
+ * forgot those resolutions, and holds none of their locks any more. A
+ * node that is not a member resolves nothing and serves nobody.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -76,6 +79,7 @@ struct rdmalock_names {
 /* struct rdmalock_names_req - payload of RESOLVE and UNREF */
 struct rdmalock_names_req {
 	__be32 slot;		/* UNREF: the slot the name was given */
+	__be32 inc;		/* the sender's incarnation of the home */
 	u8 len;
 	u8 pad[3];
 	u8 name[RDMALOCK_LOCK_NAME_MAX];
@@ -199,11 +203,12 @@ static int rdmalock_name_unref(struct rdmalock_names *nm,
 {
 	struct rdmalock_names_req req = {
 		.slot = cpu_to_be32(ent->slot),
+		.inc = cpu_to_be32(ent->inc),
 		.len = ent->len,
 	};
 
 	if (ent->home == nm->ls->self) {
-		rdmalock_restable_unref(nm->table, ent->home, ent->slot,
+		rdmalock_restable_unref(nm->table, ent->home, ent->inc, ent->slot,
 					ent->name, ent->len);
 		return 0;
 	}
@@ -232,17 +237,17 @@ static void rdmalock_names_fresh_slot(struct rdmalock_names *nm, u32 slot)
  * lock, so that a view change that drops a departed node's references
  * cannot pass between the check of its membership and its reference.
  */
-static int rdmalock_names_ref(struct rdmalock_names *nm, u32 node,
-			      const void *name, u32 len, u32 *slot)
+static int rdmalock_names_ref(struct rdmalock_names *nm, u32 node, u32 inc,
+			      const void *name, u32 len, u32 *slot,
+			      unsigned int *how)
 {
-	bool fresh;
 	int ret;
 
 	lockdep_assert_held(&nm->lock);
 	if (!(nm->members & BIT(node)))
 		return -ENOTCONN;
-	ret = rdmalock_restable_ref(nm->table, node, name, len, slot, &fresh);
-	if (!ret && fresh)
+	ret = rdmalock_restable_ref(nm->table, node, inc, name, len, slot, how);
+	if (!ret && (*how & RDMALOCK_RES_FRESH))
 		rdmalock_names_fresh_slot(nm, *slot);
 	return ret;
 }
@@ -251,12 +256,16 @@ static int rdmalock_names_ref(struct rdmalock_names *nm, u32 node,
 static void rdmalock_name_resolve(struct rdmalock_names *nm,
 				  struct rdmalock_name *ent)
 {
-	struct rdmalock_names_req req = { .len = ent->len };
+	struct rdmalock_names_req req = {
+		.inc = cpu_to_be32(ent->inc),
+		.len = ent->len,
+	};
+	unsigned int how;
 	int ret;
 
 	if (ent->home == nm->ls->self) {
-		ret = rdmalock_names_ref(nm, ent->home, ent->name, ent->len,
-					 &ent->slot);
+		ret = rdmalock_names_ref(nm, ent->home, ent->inc, ent->name,
+					 ent->len, &ent->slot, &how);
 		if (ret)
 			rdmalock_name_fail(nm, ent, ret);
 		else
@@ -365,6 +374,9 @@ int rdmalock_name_get(struct rdmalock_names *nm, const void *name, u32 len,
 
 	if (!rdmalock_names_len_valid(len))
 		return -EINVAL;
+	/* Not while out of the view: a home may forget it at any time. */
+	if (!(READ_ONCE(nm->members) & BIT(nm->ls->self)))
+		return -ENOTCONN;
 	spin_lock_bh(&nm->lock);
 	ent = rdmalock_name_find_live(nm, name, len);
 	if (ent)
@@ -430,22 +442,30 @@ int rdmalock_name_lookup(struct rdmalock_names *nm, const void *name, u32 len,
 	return rdmalock_restable_lookup(nm->table, name, len, slot);
 }
 
-/* RESOLVE from @node: reference the name for it, and answer. */
+/*
+ * RESOLVE from @node: reference the name for it, and answer. A reference
+ * made for an answer that could not be sent is undone: the requester
+ * will not know of it.
+ */
 static void rdmalock_names_on_resolve(struct rdmalock_names *nm, u32 node,
 				      const struct rdmalock_names_req *req)
 {
 	struct rdmalock_names_resp resp = { .len = req->len };
-	u32 slot = 0;
+	u32 inc = be32_to_cpu(req->inc), slot = 0;
+	unsigned int how = 0;
 	int ret;
 
 	spin_lock_bh(&nm->lock);
-	ret = rdmalock_names_ref(nm, node, req->name, req->len, &slot);
+	ret = rdmalock_names_ref(nm, node, inc, req->name, req->len, &slot, &how);
 	spin_unlock_bh(&nm->lock);
 	resp.status = cpu_to_be32(ret);
 	resp.slot = cpu_to_be32(slot);
 	memcpy(resp.name, req->name, req->len);
-	rdmalock_names_send(nm, node, RDMALOCK_NAMES_MSG_RESOLVED, &resp,
-			    sizeof(resp));
+	if (rdmalock_fabric_send(nm->ls->fabric, node, RDMALOCK_NAMES_MSG_RESOLVED,
+				 &resp, sizeof(resp)) &&
+	    !ret && (how & RDMALOCK_RES_ADDED))
+		rdmalock_restable_unref(nm->table, node, inc, slot, req->name,
+					req->len);
 }
 
 /* An answer's status, or -EPROTO for one no home sends. */
@@ -495,6 +515,7 @@ static void rdmalock_names_on_resolved(struct rdmalock_names *nm, u32 node,
 	} else if (!ent && !status) {
 		struct rdmalock_names_req req = {
 			.slot = resp->slot,
+			.inc = cpu_to_be32(nm->inc[node]),
 			.len = resp->len,
 		};
 
@@ -510,8 +531,8 @@ static void rdmalock_names_on_resolved(struct rdmalock_names *nm, u32 node,
 static void rdmalock_names_on_unref(struct rdmalock_names *nm, u32 node,
 				    const struct rdmalock_names_req *req)
 {
-	if (rdmalock_restable_unref(nm->table, node, be32_to_cpu(req->slot),
-				    req->name, req->len))
+	if (rdmalock_restable_unref(nm->table, node, be32_to_cpu(req->inc),
+				    be32_to_cpu(req->slot), req->name, req->len))
 		pr_debug("%s: names: node %u gave back a name it did not hold\n",
 			 nm->ls->name, node);
 }
@@ -597,22 +618,17 @@ static void rdmalock_names_reap(struct work_struct *work)
 }
 
 /*
- * Nodes @gone left: forget what they referenced here, and make this
- * node's resolutions at them stale. Serves @members from now on.
+ * Under @nm->lock: this node's resolutions at the homes of @stale are
+ * stale. It holds none of their locks any more: each left the view, or
+ * this node did.
  */
-static void rdmalock_names_leave(struct rdmalock_names *nm, u32 gone,
-				 u32 members)
+static void rdmalock_names_forget(struct rdmalock_names *nm, u32 stale)
 {
-	unsigned long bits = gone;
+	unsigned long bits = stale;
 	u32 node;
 
-	spin_lock_bh(&nm->lock);
-	rdmalock_restable_drop(nm->table, gone);
 	for_each_set_bit(node, &bits, nm->ls->num_nodes)
 		WRITE_ONCE(nm->inc[node], nm->inc[node] + 1);
-	nm->members = members;
-	spin_unlock_bh(&nm->lock);
-	wake_up_all(&nm->wq);
 }
 
 /**
@@ -628,8 +644,14 @@ static void rdmalock_names_leave(struct rdmalock_names *nm, u32 gone,
  */
 void rdmalock_names_view(struct rdmalock_names *nm, u32 members)
 {
-	rdmalock_names_leave(nm, GENMASK(nm->ls->num_nodes - 1, 0) & ~members,
-			     members);
+	u32 gone = GENMASK(nm->ls->num_nodes - 1, 0) & ~members;
+
+	spin_lock_bh(&nm->lock);
+	rdmalock_restable_drop(nm->table, gone);
+	rdmalock_names_forget(nm, gone);
+	nm->members = members;
+	spin_unlock_bh(&nm->lock);
+	wake_up_all(&nm->wq);
 }
 EXPORT_SYMBOL_IF_KUNIT(rdmalock_names_view);
 
@@ -637,14 +659,21 @@ EXPORT_SYMBOL_IF_KUNIT(rdmalock_names_view);
  * rdmalock_names_fence() - this node left the view: it starts clean
  * @nm: the node's named locks
  *
- * Every home forgets this node's references when it leaves their view,
- * and it forgets theirs: when it comes back, every name is resolved anew.
+ * Every resolution of this node is stale, and it serves nobody until it
+ * is a member again. It keeps the others' references: it may be taken
+ * back into a view without ever having left theirs, and then they still
+ * use their resolutions here. Its own older references, here and at the
+ * other homes, go with its first request of its next incarnation.
  *
  * Context: any; does not sleep.
  */
 void rdmalock_names_fence(struct rdmalock_names *nm)
 {
-	rdmalock_names_leave(nm, GENMASK(nm->ls->num_nodes - 1, 0), 0);
+	spin_lock_bh(&nm->lock);
+	rdmalock_names_forget(nm, GENMASK(nm->ls->num_nodes - 1, 0));
+	nm->members = 0;
+	spin_unlock_bh(&nm->lock);
+	wake_up_all(&nm->wq);
 }
 EXPORT_SYMBOL_IF_KUNIT(rdmalock_names_fence);
 

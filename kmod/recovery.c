@@ -246,7 +246,7 @@ static bool rdmalock_desc_holds(struct rdmalock_lockspace *ls, u32 idx)
  * claims its lock again in the next step. Descriptors that hold nothing
  * are free again: no queue names them once every table is reset. Holders
  * forget their successors, which have left. Names forget the nodes that
- * left (names.c), and the LVBs those were to write back are not valid
+ * left (names.c), and LVBs that a holder was to write back are not valid
  * (values.c).
  *
  * Context: process context; sleeps.
@@ -260,7 +260,7 @@ void rdmalock_recovery_reset(struct rdmalock_lockspace *ls, u32 members)
 		return;
 	if (ls->names) {
 		rdmalock_names_view(ls->names, members);
-		rdmalock_values_recover(ls, GENMASK(ls->num_nodes - 1, 0) & ~members);
+		rdmalock_values_recover(ls);
 	}
 	/*
 	 * Abandoned grants that came in after this node quiesced, before the

@@ -17,6 +17,14 @@
  * one. Names come from peers, which are authenticated members but may be
  * buggy: the hash is keyed per table, and an unreference must name the
  * slot, the name and a node that references it.
+ *
+ * Every request carries the requester's incarnation of this home: how
+ * many times the home left its view, or it left the view itself. A node
+ * forgets its resolutions at a home each time that count moves, and holds
+ * none of the home's locks any more (they were lost with the view); so a
+ * reference with a newer count replaces everything the node referenced
+ * with older ones, which is how references whose unreference the node
+ * never sent are collected.
  */
 #include <linux/bits.h>
 #include <linux/hash.h>
@@ -59,6 +67,7 @@ struct rdmalock_res {
  * @seed: the hash's key
  * @hash_bits: log2 of the number of buckets
  * @buckets: names in use, by hash
+ * @inc: per node, the incarnation its references are of
  * @res: one per slot
  */
 struct rdmalock_restable {
@@ -70,6 +79,7 @@ struct rdmalock_restable {
 	u32 seed;
 	u32 hash_bits;
 	struct hlist_head *buckets;
+	u32 inc[BITS_PER_LONG];
 	struct rdmalock_res res[];
 };
 
@@ -98,6 +108,25 @@ static void rdmalock_res_put_free(struct rdmalock_restable *t,
 	r->next_free = t->free;
 	t->free = r - t->res;
 	t->used--;
+}
+
+/* Under t->lock: @nodes reference nothing any more. Return: slots freed. */
+static u32 rdmalock_res_drop(struct rdmalock_restable *t, unsigned long nodes)
+{
+	u32 i, freed = 0;
+
+	for (i = 0; i < t->nslots; i++) {
+		struct rdmalock_res *r = &t->res[i];
+
+		if (!(r->nodes & nodes))
+			continue;
+		r->nodes &= ~nodes;
+		if (!r->nodes) {
+			rdmalock_res_put_free(t, r);
+			freed++;
+		}
+	}
+	return freed;
 }
 
 /**
@@ -156,10 +185,14 @@ EXPORT_SYMBOL_IF_KUNIT(rdmalock_restable_free);
  * rdmalock_restable_ref() - @node references @name: its slot
  * @t: the table
  * @node: the node, below the table's number of nodes
+ * @inc: the node's incarnation of this home: a new one first drops
+ *	everything @node referenced before
  * @name: the name's bytes
  * @len: how many, 1 to %RDMALOCK_LOCK_NAME_MAX
  * @slot: set to the name's slot
- * @fresh: if not NULL, set to whether the slot was free until now
+ * @how: if not NULL, set to RDMALOCK_RES_FRESH when the slot was free
+ *	until now, and RDMALOCK_RES_ADDED when @node did not reference the
+ *	name yet
  *
  * A name in use keeps its slot; another gets a free one. A node that
  * references a name already is not counted twice.
@@ -168,11 +201,12 @@ EXPORT_SYMBOL_IF_KUNIT(rdmalock_restable_free);
  * Return: 0; -EINVAL for a bad node or length; -ENOSPC when the name is
  * not in use and no slot is free.
  */
-int rdmalock_restable_ref(struct rdmalock_restable *t, u32 node,
-			  const void *name, u32 len, u32 *slot, bool *fresh)
+int rdmalock_restable_ref(struct rdmalock_restable *t, u32 node, u32 inc,
+			  const void *name, u32 len, u32 *slot,
+			  unsigned int *how)
 {
+	unsigned int flags = 0;
 	struct rdmalock_res *r;
-	bool new = false;
 	u32 bucket;
 	int ret = 0;
 
@@ -180,6 +214,10 @@ int rdmalock_restable_ref(struct rdmalock_restable *t, u32 node,
 		return -EINVAL;
 	bucket = rdmalock_res_bucket(t, name, len);
 	spin_lock_bh(&t->lock);
+	if (t->inc[node] != inc) {
+		rdmalock_res_drop(t, BIT(node));
+		t->inc[node] = inc;
+	}
 	hlist_for_each_entry(r, &t->buckets[bucket], hash)
 		if (rdmalock_res_is(r, name, len))
 			goto found;
@@ -193,12 +231,14 @@ int rdmalock_restable_ref(struct rdmalock_restable *t, u32 node,
 	r->len = len;
 	memcpy(r->name, name, len);
 	hlist_add_head(&r->hash, &t->buckets[bucket]);
-	new = true;
+	flags |= RDMALOCK_RES_FRESH;
 found:
+	if (!(r->nodes & BIT(node)))
+		flags |= RDMALOCK_RES_ADDED;
 	r->nodes |= BIT(node);
 	*slot = r - t->res;
-	if (fresh)
-		*fresh = new;
+	if (how)
+		*how = flags;
 out:
 	spin_unlock_bh(&t->lock);
 	return ret;
@@ -239,6 +279,7 @@ EXPORT_SYMBOL_IF_KUNIT(rdmalock_restable_lookup);
  * rdmalock_restable_unref() - @node no longer references the name of @slot
  * @t: the table
  * @node: the node
+ * @inc: the node's incarnation of this home, as its reference's
  * @slot: the slot it was given for the name
  * @name: the name's bytes
  * @len: how many
@@ -246,11 +287,12 @@ EXPORT_SYMBOL_IF_KUNIT(rdmalock_restable_lookup);
  * The slot is free again once no node references its name.
  *
  * Context: any; takes the table's lock with bottom halves off.
- * Return: 0; -ENOENT when @slot does not serve @name or @node does not
- * reference it (a stale or forged request, which changes nothing).
+ * Return: 0; -ENOENT when @slot does not serve @name, @node does not
+ * reference it, or did in another incarnation (a stale or forged request,
+ * which changes nothing).
  */
-int rdmalock_restable_unref(struct rdmalock_restable *t, u32 node, u32 slot,
-			    const void *name, u32 len)
+int rdmalock_restable_unref(struct rdmalock_restable *t, u32 node, u32 inc,
+			    u32 slot, const void *name, u32 len)
 {
 	struct rdmalock_res *r;
 	int ret = 0;
@@ -259,7 +301,8 @@ int rdmalock_restable_unref(struct rdmalock_restable *t, u32 node, u32 slot,
 		return -ENOENT;
 	r = &t->res[slot];
 	spin_lock_bh(&t->lock);
-	if (!(r->nodes & BIT(node)) || !rdmalock_res_is(r, name, len)) {
+	if (t->inc[node] != inc || !(r->nodes & BIT(node)) ||
+	    !rdmalock_res_is(r, name, len)) {
 		ret = -ENOENT;
 	} else {
 		r->nodes &= ~BIT(node);
@@ -282,20 +325,10 @@ EXPORT_SYMBOL_IF_KUNIT(rdmalock_restable_unref);
  */
 u32 rdmalock_restable_drop(struct rdmalock_restable *t, unsigned long nodes)
 {
-	u32 i, freed = 0;
+	u32 freed;
 
 	spin_lock_bh(&t->lock);
-	for (i = 0; i < t->nslots; i++) {
-		struct rdmalock_res *r = &t->res[i];
-
-		if (!(r->nodes & nodes))
-			continue;
-		r->nodes &= ~nodes;
-		if (!r->nodes) {
-			rdmalock_res_put_free(t, r);
-			freed++;
-		}
-	}
+	freed = rdmalock_res_drop(t, nodes);
 	spin_unlock_bh(&t->lock);
 	return freed;
 }

@@ -6,6 +6,7 @@
 #ifndef _RDMALOCK_RESTABLE_H
 #define _RDMALOCK_RESTABLE_H
 
+#include <linux/bits.h>
 #include <linux/gfp.h>
 #include <linux/rdmalock.h>
 #include <linux/types.h>
@@ -15,12 +16,17 @@ struct rdmalock_restable;
 struct rdmalock_restable *rdmalock_restable_alloc(u32 nslots, u32 num_nodes,
 						  gfp_t gfp);
 void rdmalock_restable_free(struct rdmalock_restable *t);
-int rdmalock_restable_ref(struct rdmalock_restable *t, u32 node,
-			  const void *name, u32 len, u32 *slot, bool *fresh);
+/* What rdmalock_restable_ref() did. */
+#define RDMALOCK_RES_FRESH	BIT(0)	/* gave the name a free slot */
+#define RDMALOCK_RES_ADDED	BIT(1)	/* the node references it anew */
+
+int rdmalock_restable_ref(struct rdmalock_restable *t, u32 node, u32 inc,
+			  const void *name, u32 len, u32 *slot,
+			  unsigned int *how);
 int rdmalock_restable_lookup(struct rdmalock_restable *t, const void *name,
 			     u32 len, u32 *slot);
-int rdmalock_restable_unref(struct rdmalock_restable *t, u32 node, u32 slot,
-			    const void *name, u32 len);
+int rdmalock_restable_unref(struct rdmalock_restable *t, u32 node, u32 inc,
+			    u32 slot, const void *name, u32 len);
 u32 rdmalock_restable_drop(struct rdmalock_restable *t, unsigned long nodes);
 u32 rdmalock_restable_used(struct rdmalock_restable *t);
 

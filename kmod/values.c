@@ -12,10 +12,12 @@
  * clears the writer, before the lock is released. A shared grant reads
  * the value.
  *
- * A view change marks not valid the LVB of every lock whose writer left:
- * it may have died between its grant and its write-back, and the data
- * the LVB describes may have moved on without it. The next exclusive
- * holder that writes the LVB back makes it valid again.
+ * A view change marks not valid the LVB of every lock that has a writer:
+ * the writer may have left, been fenced, or lost its lock to the view
+ * change, between its grant and its write-back, and the data the LVB
+ * describes may have moved on without it. A writer that keeps its lock
+ * through the view change writes the LVB back at its release, which
+ * makes it valid again, as any exclusive holder's write-back does.
  *
  * The token of a slot given to a new name starts at the home's real-time
  * clock in nanoseconds, and every exclusive grant adds one. Grants are
@@ -27,7 +29,6 @@
  * The value ops run inside the lock layer's gate, so a node fenced
  * meanwhile writes nothing: it holds nothing any more.
  */
-#include <linux/bitops.h>
 #include <linux/string.h>
 #include <linux/ktime.h>
 
@@ -59,20 +60,19 @@ void rdmalock_value_fresh(struct rdmalock_lockspace *ls, u32 slot)
 }
 
 /**
- * rdmalock_values_recover() - a view change: departed writers' LVBs are not valid
+ * rdmalock_values_recover() - a view change: LVBs with a writer are not valid
  * @ls: the home's lockspace, quiesced on every member
- * @gone: the nodes that left
  *
  * Context: process context.
  */
-void rdmalock_values_recover(struct rdmalock_lockspace *ls, u32 gone)
+void rdmalock_values_recover(struct rdmalock_lockspace *ls)
 {
 	struct rdmalock_value *v;
 	u32 slot;
 
 	for (slot = 0; slot < ls->locks_per_node; slot++) {
 		v = rdmalock_value_local(ls, slot);
-		if (v->writer && (gone & BIT(v->writer - 1))) {
+		if (v->writer) {
 			v->flags |= RDMALOCK_VALUE_F_NOT_VALID;
 			v->writer = 0;
 		}
@@ -160,6 +160,11 @@ int rdmalock_value_on_release(struct rdmalock_lock *lk)
 	u32 from = offsetof(struct rdmalock_value, flags);
 
 	memcpy(v.lvb, lk->lvb, lk->lvb_len);
-	/* flags, writer and the LVB: the token stays as the grant left it */
-	return rdmalock_value_write(lk, &v, from, sizeof(v) - from);
+	/*
+	 * flags, writer and this handle's bytes of the LVB: the token stays
+	 * as the grant left it, and a longer LVB's tail as others wrote it.
+	 */
+	return rdmalock_value_write(lk, &v, from,
+				    offsetof(struct rdmalock_value, lvb) - from +
+				    lk->lvb_len);
 }

@@ -33,7 +33,7 @@ struct rdmalock_value {
 };
 
 void rdmalock_value_fresh(struct rdmalock_lockspace *ls, u32 slot);
-void rdmalock_values_recover(struct rdmalock_lockspace *ls, u32 gone);
+void rdmalock_values_recover(struct rdmalock_lockspace *ls);
 int rdmalock_value_on_grant(struct rdmalock_lock *lk);
 int rdmalock_value_on_release(struct rdmalock_lock *lk);
 

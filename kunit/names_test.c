@@ -4,9 +4,10 @@
  * all homed on it and resolved without a message: distinct names get
  * distinct slots and one name one entry; a full home refuses a new name;
  * idle names are given back; a fence makes every resolution stale, and
- * the name is resolved anew to a slot whose value starts afresh. The
- * last case is also the negative control of the stale check: without
- * it, the old entry, and the old slot's LVB, would come back.
+ * the name is resolved anew, its old reference dropped by the new
+ * incarnation's request, to a slot whose value starts afresh. That case
+ * is also the negative control of the stale check: without it, the old
+ * entry, and the old slot's LVB, would come back.
  */
 #include <kunit/test.h>
 #include <linux/string.h>
@@ -166,13 +167,19 @@ static void a_fence_makes_resolutions_stale(struct kunit *test)
 
 	rdmalock_names_fence(c->nm);
 	KUNIT_EXPECT_TRUE(test, rdmalock_name_stale(c->nm, old));
-	KUNIT_EXPECT_EQ(test, rdmalock_names_used(c->nm), 0);
-	/* Out of the view: the home serves nobody, itself included. */
+	/* The table keeps references until their node's next request. */
+	KUNIT_EXPECT_EQ(test, rdmalock_names_used(c->nm), 1);
+	/* Out of the view: the node resolves nothing, and serves nobody. */
 	KUNIT_EXPECT_EQ(test, rdmalock_name_get(c->nm, "a", 1, &new), -ENOTCONN);
 
+	/*
+	 * Back in: the new incarnation's request drops the old reference,
+	 * and the name gets a slot afresh.
+	 */
 	rdmalock_names_view(c->nm, BIT(0));
 	new = get(test, "a");
 	KUNIT_EXPECT_PTR_NE(test, new, old);
+	KUNIT_EXPECT_EQ(test, rdmalock_names_used(c->nm), 1);
 	KUNIT_EXPECT_FALSE(test, rdmalock_name_stale(c->nm, new));
 	v = value_of(test, new->slot);
 	KUNIT_EXPECT_EQ(test, v->lvb[0], 0);

@@ -35,12 +35,12 @@ static const char * const confusable[SLOTS] = {
 
 static int ref(struct rdmalock_restable *t, u32 node, const char *name, u32 *slot)
 {
-	return rdmalock_restable_ref(t, node, name, strlen(name), slot, NULL);
+	return rdmalock_restable_ref(t, node, 0, name, strlen(name), slot, NULL);
 }
 
 static int unref(struct rdmalock_restable *t, u32 node, u32 slot, const char *name)
 {
-	return rdmalock_restable_unref(t, node, slot, name, strlen(name));
+	return rdmalock_restable_unref(t, node, 0, slot, name, strlen(name));
 }
 
 /*
@@ -75,7 +75,8 @@ static void distinct_names_distinct_slots(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, first_shared_slot(table_slot_of, slots, SLOTS), -1);
 	KUNIT_EXPECT_EQ(test, rdmalock_restable_used(t), SLOTS);
 	/* A name's bytes, not a prefix, name it: "a" and "a\0" differ. */
-	KUNIT_EXPECT_EQ(test, rdmalock_restable_ref(t, 0, "a", 2, &again, NULL), -ENOSPC);
+	KUNIT_EXPECT_EQ(test, rdmalock_restable_ref(t, 0, 0, "a", 2, &again, NULL),
+			-ENOSPC);
 	KUNIT_EXPECT_EQ(test, ref(t, 2, "a", &again), 0);
 	KUNIT_EXPECT_EQ(test, again, slots[0]);
 	rdmalock_restable_free(t);
@@ -99,15 +100,16 @@ static void a_slot_lives_while_referenced(struct kunit *test)
 {
 	struct rdmalock_restable *t = table(test, SLOTS);
 	u32 s0, s1, s2, found;
-	bool fresh;
+	unsigned int how;
 
 	KUNIT_EXPECT_EQ(test, rdmalock_restable_lookup(t, "x", 1, &found), -ENOENT);
-	KUNIT_ASSERT_EQ(test, rdmalock_restable_ref(t, 0, "x", 1, &s0, &fresh), 0);
-	KUNIT_EXPECT_TRUE(test, fresh);
-	KUNIT_ASSERT_EQ(test, rdmalock_restable_ref(t, 1, "x", 1, &s1, &fresh), 0);
-	KUNIT_EXPECT_FALSE(test, fresh);
+	KUNIT_ASSERT_EQ(test, rdmalock_restable_ref(t, 0, 0, "x", 1, &s0, &how), 0);
+	KUNIT_EXPECT_EQ(test, how, RDMALOCK_RES_FRESH | RDMALOCK_RES_ADDED);
+	KUNIT_ASSERT_EQ(test, rdmalock_restable_ref(t, 1, 0, "x", 1, &s1, &how), 0);
+	KUNIT_EXPECT_EQ(test, how, RDMALOCK_RES_ADDED);
 	/* Once per node: a second reference from node 1 is the same one. */
-	KUNIT_ASSERT_EQ(test, ref(t, 1, "x", &s2), 0);
+	KUNIT_ASSERT_EQ(test, rdmalock_restable_ref(t, 1, 0, "x", 1, &s2, &how), 0);
+	KUNIT_EXPECT_EQ(test, how, 0);
 	KUNIT_EXPECT_EQ(test, s0, s1);
 	KUNIT_EXPECT_EQ(test, s1, s2);
 	KUNIT_EXPECT_EQ(test, rdmalock_restable_lookup(t, "x", 1, &found), 0);
@@ -120,8 +122,8 @@ static void a_slot_lives_while_referenced(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, unref(t, 1, s0, "x"), -ENOENT);
 	KUNIT_EXPECT_EQ(test, rdmalock_restable_lookup(t, "x", 1, &found), -ENOENT);
 	/* Free again, the slot comes back fresh to the next name. */
-	KUNIT_ASSERT_EQ(test, rdmalock_restable_ref(t, 1, "x", 1, &s2, &fresh), 0);
-	KUNIT_EXPECT_TRUE(test, fresh);
+	KUNIT_ASSERT_EQ(test, rdmalock_restable_ref(t, 1, 0, "x", 1, &s2, &how), 0);
+	KUNIT_EXPECT_TRUE(test, how & RDMALOCK_RES_FRESH);
 	rdmalock_restable_free(t);
 }
 
@@ -161,8 +163,8 @@ static void stale_and_forged_requests_change_nothing(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, unref(t, 0, s, "x"), -ENOENT);
 	KUNIT_EXPECT_EQ(test, rdmalock_restable_used(t), 1);
 	/* Bad arguments. */
-	KUNIT_EXPECT_EQ(test, rdmalock_restable_ref(t, 0, "x", 0, &s, NULL), -EINVAL);
-	KUNIT_EXPECT_EQ(test, rdmalock_restable_ref(t, 0, confusable[0],
+	KUNIT_EXPECT_EQ(test, rdmalock_restable_ref(t, 0, 0, "x", 0, &s, NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rdmalock_restable_ref(t, 0, 0, confusable[0],
 						    RDMALOCK_LOCK_NAME_MAX + 1, &s, NULL),
 			-EINVAL);
 	KUNIT_EXPECT_EQ(test, ref(t, NODES, "x", &s), -EINVAL);
@@ -185,6 +187,33 @@ static void departed_nodes_references_go(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, unref(t, 2, shared, "shared"), -ENOENT);
 	KUNIT_EXPECT_EQ(test, ref(t, 1, "shared", &again), 0);
 	KUNIT_EXPECT_EQ(test, again, shared);
+	rdmalock_restable_free(t);
+}
+
+/*
+ * A node whose incarnation of the home moved referenced nothing since: its
+ * older references go with its first newer one, and an unreference of
+ * another incarnation changes nothing.
+ */
+static void a_new_incarnation_replaces_the_old(struct kunit *test)
+{
+	struct rdmalock_restable *t = table(test, SLOTS);
+	u32 a, shared, b;
+
+	KUNIT_ASSERT_EQ(test, ref(t, 1, "a", &a), 0);
+	KUNIT_ASSERT_EQ(test, ref(t, 1, "shared", &shared), 0);
+	KUNIT_ASSERT_EQ(test, ref(t, 2, "shared", &shared), 0);
+	/* Node 1, in its next incarnation: "a" was only its, and goes. */
+	KUNIT_ASSERT_EQ(test, rdmalock_restable_ref(t, 1, 1, "b", 1, &b, NULL), 0);
+	KUNIT_EXPECT_EQ(test, rdmalock_restable_used(t), 2);
+	KUNIT_EXPECT_EQ(test, rdmalock_restable_lookup(t, "a", 1, &a), -ENOENT);
+	/* Its old unreference of "shared" comes late: nothing changes. */
+	KUNIT_EXPECT_EQ(test, rdmalock_restable_unref(t, 1, 0, shared, "shared", 6),
+			-ENOENT);
+	KUNIT_EXPECT_EQ(test, unref(t, 2, shared, "shared"), 0);
+	KUNIT_EXPECT_EQ(test, rdmalock_restable_used(t), 1);
+	KUNIT_EXPECT_EQ(test, rdmalock_restable_unref(t, 1, 1, b, "b", 1), 0);
+	KUNIT_EXPECT_EQ(test, rdmalock_restable_used(t), 0);
 	rdmalock_restable_free(t);
 }
 
@@ -271,6 +300,7 @@ static struct kunit_case rdmalock_restable_cases[] = {
 	KUNIT_CASE(a_full_table_refuses_new_names),
 	KUNIT_CASE(stale_and_forged_requests_change_nothing),
 	KUNIT_CASE(departed_nodes_references_go),
+	KUNIT_CASE(a_new_incarnation_replaces_the_old),
 	KUNIT_CASE(random_run_matches_model),
 	{}
 };
