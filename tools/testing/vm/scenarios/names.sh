@@ -132,18 +132,17 @@ lvb_seen() {
 	[ -n "$t1" ] && [ "$t2" = "$((t1 + 1))" ]
 }
 
-# lvb_lost: after the victim died holding id 4, whose LVB it was to write
-# back, the LVB is not valid and the next token is above the victim's.
-lvb_lost() {
+# value_after ID FILE LINE: an exclusive lock of ID prints a value line
+# that is LINE (a grep pattern), with a token above the one in FILE.
+value_after() {
 	local out t t0
 
-	t0=$(cat /tmp/doomed-token)
-	out=$(ctl lock nm-named 4 --value -- true) || return 1
+	t0=$(cat "$2")
+	out=$(ctl lock nm-named "$1" --value -- true) || return 1
 	echo "$out" >&2
 	t=$(echo "$out" | token_of)
-	echo "victim's token $t0, now $t" >&2
-	echo "$out" | grep -q '^value: token [0-9]*, lvb not valid: doomed-before$' &&
-		[ -n "$t0" ] && [ "$t" -gt "$t0" ]
+	echo "token before $t0, now $t" >&2
+	echo "$out" | grep -qx "$3" && [ -n "$t0" ] && [ "$t" -gt "$t0" ]
 }
 
 lvb_valid_again() {
@@ -172,20 +171,6 @@ cut_home() {
 note_token() {
 	ctl lock nm-named 1 --lvb before-cut -- true | token_of >/tmp/token-before-cut &&
 		test -s /tmp/token-before-cut
-}
-
-# name_after_cut: id 1, resolved again at node 1, which forgot it: an
-# empty LVB, and a token above the one before the cut.
-name_after_cut() {
-	local out t t0
-
-	t0=$(cat /tmp/token-before-cut)
-	out=$(ctl lock nm-named 1 --value -- true) || return 1
-	echo "$out" >&2
-	t=$(echo "$out" | token_of)
-	echo "token before the cut $t0, now $t" >&2
-	echo "$out" | grep -qx 'value: token [0-9]*, lvb valid: ' &&
-		[ -n "$t0" ] && [ "$t" -gt "$t0" ]
 }
 
 torture_named() {
@@ -273,7 +258,7 @@ tap_check "after the cut, every node is back in full views" retry 90 all_up
 barrier after-cut
 [ "$VMTEST_NODE" -ne 0 ] ||
 	tap_check "a name homed on the node that came back is resolved anew" \
-		name_after_cut
+		value_after 1 /tmp/token-before-cut 'value: token [0-9]*, lvb valid: '
 barrier resolved-anew
 
 [ "$VMTEST_NODE" -eq "$victim" ] ||
@@ -317,7 +302,9 @@ tap_check "the client heard recover_prep, recover_slot, recover_done in order" \
 	views_told
 if [ "$VMTEST_NODE" -eq 0 ]; then
 	tap_check "the view change freed the dead node's slot" used_here_is nm-named 0
-	tap_check "the dead holder's LVB is not valid, the next token higher" lvb_lost
+	tap_check "the dead holder's LVB is not valid, the next token higher" \
+		value_after 4 /tmp/doomed-token \
+		'value: token [0-9]*, lvb not valid: doomed-before'
 	tap_check "the next exclusive write-back makes it valid again" lvb_valid_again
 fi
 # Not before node 0 has counted its slots: the survivors take id 12.
