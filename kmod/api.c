@@ -25,18 +25,15 @@
 void rdmalock_lock_init(struct rdmalock_lock *lk, struct rdmalock_domain *dom,
 			u64 id)
 {
-	u32 nodes = dom->attr.num_nodes;
+	u64 rest = id;
+	u32 home = do_div(rest, dom->attr.num_nodes);
 
-	lk->dom = dom;
-	lk->id = id;
-	lk->home = do_div(id, nodes);
-	lk->slot_off = rdmalock_table_offset(do_div(id, dom->locks_per_node));
-	lk->ent = NULL;
-	lk->w = NULL;
-	lk->values = false;
-	lk->lvb = NULL;
-	lk->lvb_len = 0;
-	lk->token = 0;
+	*lk = (struct rdmalock_lock){
+		.dom = dom,
+		.id = id,
+		.home = home,
+		.slot_off = rdmalock_table_offset(do_div(rest, dom->locks_per_node)),
+	};
 }
 
 static struct rdmalock_names *rdmalock_lock_names(const struct rdmalock_lock *lk)

@@ -120,11 +120,6 @@ u32 rdmalock_name_home(const void *name, u32 len, u32 num_nodes)
 }
 EXPORT_SYMBOL_IF_KUNIT(rdmalock_name_home);
 
-static bool rdmalock_names_len_valid(u32 len)
-{
-	return len && len <= RDMALOCK_LOCK_NAME_MAX;
-}
-
 static u32 rdmalock_name_bucket(const void *name, u32 len)
 {
 	return hash_32(jhash(name, len, 0), RDMALOCK_NAMES_HASH_BITS);
@@ -372,7 +367,7 @@ int rdmalock_name_get(struct rdmalock_names *nm, const void *name, u32 len,
 	struct rdmalock_name *new, *ent;
 	int ret;
 
-	if (!rdmalock_names_len_valid(len))
+	if (!rdmalock_lock_name_len_valid(len))
 		return -EINVAL;
 	/* Not while out of the view: a home may forget it at any time. */
 	if (!(READ_ONCE(nm->members) & BIT(nm->ls->self)))
@@ -546,7 +541,7 @@ static void rdmalock_names_msg(struct rdmalock_fabric *fabric, u32 node,
 	struct rdmalock_names *nm = ctx;
 
 	if (len != (answer ? sizeof(*resp) : sizeof(*req)) ||
-	    !rdmalock_names_len_valid(answer ? resp->len : req->len)) {
+	    !rdmalock_lock_name_len_valid(answer ? resp->len : req->len)) {
 		pr_err_ratelimited("%s: names: malformed message %u from node %u\n",
 				   nm->ls->name, type, node);
 		return;

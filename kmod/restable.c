@@ -83,11 +83,6 @@ struct rdmalock_restable {
 	struct rdmalock_res res[];
 };
 
-static bool rdmalock_res_len_valid(u32 len)
-{
-	return len && len <= RDMALOCK_LOCK_NAME_MAX;
-}
-
 static u32 rdmalock_res_bucket(const struct rdmalock_restable *t,
 			       const void *name, u32 len)
 {
@@ -210,7 +205,7 @@ int rdmalock_restable_ref(struct rdmalock_restable *t, u32 node, u32 inc,
 	u32 bucket;
 	int ret = 0;
 
-	if (node >= t->num_nodes || !rdmalock_res_len_valid(len))
+	if (node >= t->num_nodes || !rdmalock_lock_name_len_valid(len))
 		return -EINVAL;
 	bucket = rdmalock_res_bucket(t, name, len);
 	spin_lock_bh(&t->lock);
@@ -261,7 +256,7 @@ int rdmalock_restable_lookup(struct rdmalock_restable *t, const void *name,
 	struct rdmalock_res *r;
 	int ret = -ENOENT;
 
-	if (!rdmalock_res_len_valid(len))
+	if (!rdmalock_lock_name_len_valid(len))
 		return -ENOENT;
 	spin_lock_bh(&t->lock);
 	hlist_for_each_entry(r, &t->buckets[rdmalock_res_bucket(t, name, len)], hash)
@@ -297,7 +292,7 @@ int rdmalock_restable_unref(struct rdmalock_restable *t, u32 node, u32 inc,
 	struct rdmalock_res *r;
 	int ret = 0;
 
-	if (node >= t->num_nodes || slot >= t->nslots || !rdmalock_res_len_valid(len))
+	if (node >= t->num_nodes || slot >= t->nslots || !rdmalock_lock_name_len_valid(len))
 		return -ENOENT;
 	r = &t->res[slot];
 	spin_lock_bh(&t->lock);

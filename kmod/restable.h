@@ -16,6 +16,12 @@ struct rdmalock_restable;
 struct rdmalock_restable *rdmalock_restable_alloc(u32 nslots, u32 num_nodes,
 						  gfp_t gfp);
 void rdmalock_restable_free(struct rdmalock_restable *t);
+/* A lock name's length is 1 to RDMALOCK_LOCK_NAME_MAX bytes. */
+static inline bool rdmalock_lock_name_len_valid(u32 len)
+{
+	return len && len <= RDMALOCK_LOCK_NAME_MAX;
+}
+
 /* What rdmalock_restable_ref() did. */
 #define RDMALOCK_RES_FRESH	BIT(0)	/* gave the name a free slot */
 #define RDMALOCK_RES_ADDED	BIT(1)	/* the node references it anew */

@@ -34,6 +34,7 @@
 
 #include "cluster.h"
 #include "locks.h"
+#include "names.h"
 #include "values.h"
 
 static_assert(sizeof(struct rdmalock_value) <= RDMALOCK_VALUE_SIZE);
@@ -79,11 +80,10 @@ void rdmalock_values_recover(struct rdmalock_lockspace *ls)
 	}
 }
 
+/* A named lock's handle: its resolution gives the slot. */
 static u64 rdmalock_lock_value_off(const struct rdmalock_lock *lk, u32 field)
 {
-	u32 slot = (lk->slot_off - rdmalock_table_offset(0)) / RDMALOCK_SLOT_SIZE;
-
-	return rdmalock_value_offset(lk->dom->locks_per_node, slot) + field;
+	return rdmalock_value_offset(lk->dom->locks_per_node, lk->ent->slot) + field;
 }
 
 static int rdmalock_value_read(struct rdmalock_lock *lk, struct rdmalock_value *v)
