@@ -61,10 +61,24 @@ int rdmalock_domain_recovery_register(struct rdmalock_domain *dom,
 				      void *arg);
 void rdmalock_domain_recovery_unregister(struct rdmalock_domain *dom);
 
+/**
+ * typedef rdmalock_blocking_fn - a holder's blocking callback
+ * @arg: the argument given with it
+ * @mode: RDMALOCK_MODE_EX or RDMALOCK_MODE_SH: the mode a request that
+ *	this holder blocks waits for (or a stronger one)
+ *
+ * Called from a work queue, not in the lock call's task. It must not
+ * wait for what a lock call may wait for, nor free its handle. See
+ * rdmalock_lock_set_blocking().
+ */
+typedef void rdmalock_blocking_fn(void *arg, unsigned int mode);
+
 struct rdmalock_lock *rdmalock_lock_get(struct rdmalock_domain *dom, u64 id);
 struct rdmalock_lock *rdmalock_lock_get_name(struct rdmalock_domain *dom,
 					     const void *name, u32 len);
 int rdmalock_lock_set_value(struct rdmalock_lock *lk, void *lvb, u32 lvb_len);
+int rdmalock_lock_set_blocking(struct rdmalock_lock *lk,
+			       rdmalock_blocking_fn *fn, void *arg);
 u64 rdmalock_lock_token(const struct rdmalock_lock *lk);
 bool rdmalock_lock_lvb_valid(const struct rdmalock_lock *lk);
 void rdmalock_lock_put(struct rdmalock_lock *lk);

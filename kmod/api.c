@@ -9,6 +9,7 @@
 #include <linux/module.h>
 #include <linux/slab.h>
 
+#include "blocking.h"
 #include "cluster.h"
 #include "locks.h"
 #include "names.h"
@@ -34,6 +35,7 @@ void rdmalock_lock_init(struct rdmalock_lock *lk, struct rdmalock_domain *dom,
 		.home = home,
 		.slot_off = rdmalock_table_offset(do_div(rest, dom->locks_per_node)),
 	};
+	rdmalock_blocking_init(lk);
 }
 
 static struct rdmalock_names *rdmalock_lock_names(const struct rdmalock_lock *lk)
@@ -115,10 +117,13 @@ int rdmalock_lock_setup(struct rdmalock_lock *lk, struct rdmalock_domain *dom,
  * rdmalock_lock_teardown() - give back what rdmalock_lock_setup() took
  * @lk: the handle, set up and not holding its lock
  *
- * Context: any.
+ * Waits for its blocking callback, if one runs.
+ *
+ * Context: process context; not from the handle's blocking callback.
  */
 void rdmalock_lock_teardown(struct rdmalock_lock *lk)
 {
+	rdmalock_blocking_cancel(lk);
 	if (lk->ent)
 		rdmalock_name_put(rdmalock_lock_names(lk), lk->ent);
 	lk->ent = NULL;
@@ -194,7 +199,10 @@ EXPORT_SYMBOL_GPL(rdmalock_lock_get_name);
  * @lk: the handle; it must not hold its lock (if it does, that is a bug,
  *	warned about, and the lock is released)
  *
- * Context: process context; may sleep.
+ * Waits for its blocking callback, if one runs.
+ *
+ * Context: process context; may sleep; not from the handle's blocking
+ * callback.
  */
 void rdmalock_lock_put(struct rdmalock_lock *lk)
 {
@@ -211,6 +219,31 @@ static bool rdmalock_lock_stale(const void *arg)
 	const struct rdmalock_lock *lk = arg;
 
 	return rdmalock_name_stale(rdmalock_lock_names(lk), lk->ent);
+}
+
+/*
+ * A named lock's request that is not granted at once waits counted at
+ * the lock's home, where holders with a blocking callback hear of it.
+ */
+static int rdmalock_acquire_named(struct rdmalock_lock *lk, unsigned int mode,
+				  const struct rdmalock_how *how)
+{
+	struct rdmalock_lockspace *ls = lk->dom->ls;
+	struct rdmalock_how try = *how;
+	int ret;
+
+	try.try = true;
+	ret = rdmalock_ls_acquire(ls, lk->home, lk->slot_off, mode, &try, &lk->w);
+	if (ret != -EAGAIN || how->try)
+		return ret;
+	ret = rdmalock_blocking_wait(lk, how);
+	if (ret)
+		return ret;
+	ret = rdmalock_ls_acquire(ls, lk->home, lk->slot_off, mode, how, &lk->w);
+	rdmalock_blocking_unwait(lk);
+	if (ret)
+		rdmalock_blocking_settle(lk);
+	return ret;
 }
 
 /*
@@ -234,8 +267,7 @@ static int rdmalock_acquire_slot(struct rdmalock_lock *lk, unsigned int mode,
 		if (rdmalock_lock_stale(lk))
 			ret = rdmalock_lock_resolve(lk, lk->ent->name, lk->ent->len);
 		if (!ret)
-			ret = rdmalock_ls_acquire(lk->dom->ls, lk->home, lk->slot_off,
-						  mode, &named, &lk->w);
+			ret = rdmalock_acquire_named(lk, mode, &named);
 	} while (ret == -ESTALE);
 	return ret;
 }
@@ -273,6 +305,45 @@ int rdmalock_lock_set_value(struct rdmalock_lock *lk, void *lvb, u32 lvb_len)
 EXPORT_SYMBOL_GPL(rdmalock_lock_set_value);
 
 /**
+ * rdmalock_lock_set_blocking() - have a handle told when it blocks a request
+ * @lk: a handle on a lock of a domain with named locks, not holding it
+ * @fn: its blocking callback, or NULL for none
+ * @arg: @fn's argument
+ *
+ * From the next grant on, while @lk holds its lock, @fn is called when a
+ * request that its mode blocks, of another handle on any node, waits for
+ * the lock: an exclusive holder hears of every request, a shared one of
+ * exclusive ones. It comes within one message of the wait, once per
+ * grant and mode asked for, and may come when the request was granted
+ * or given up meanwhile: it asks the holder to release the lock or
+ * convert it down soon, and forces nothing. A request that may be
+ * granted at once (a trylock, too) tells nobody.
+ *
+ * A holder with a callback costs its grant a round trip to the lock's
+ * home, and its release another when it was its node's last one.
+ *
+ * The callback runs on a work queue; like DLM's, it must not wait for
+ * anything that a lock call may wait for (it may queue work that
+ * releases the lock, or release it when that cannot block on others).
+ * A handle with a callback must not live on the stack.
+ *
+ * Context: process context; not from @lk's callback.
+ * Return: 0; -EOPNOTSUPP in a domain whose ids map to slots; -EINVAL
+ * while @lk holds its lock.
+ */
+int rdmalock_lock_set_blocking(struct rdmalock_lock *lk,
+			       rdmalock_blocking_fn *fn, void *arg)
+{
+	if (!lk->ent)
+		return -EOPNOTSUPP;
+	if (lk->w)
+		return -EINVAL;
+	rdmalock_blocking_set(lk, fn, arg);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(rdmalock_lock_set_blocking);
+
+/**
  * rdmalock_lock_token() - the fencing token of a handle's exclusive grant
  * @lk: a handle holding its lock exclusive, with rdmalock_lock_set_value()
  *
@@ -307,27 +378,51 @@ bool rdmalock_lock_lvb_valid(const struct rdmalock_lock *lk)
 }
 EXPORT_SYMBOL_GPL(rdmalock_lock_lvb_valid);
 
+/* A named lock's grant, inside the gate: its holder and its value. */
+static int rdmalock_granted_named(struct rdmalock_lock *lk)
+{
+	int ret;
+
+	/* Lost to a view change already: the slot may be another's. */
+	ret = READ_ONCE(lk->w->gone) ?: rdmalock_blocking_granted(lk);
+	if (!ret && lk->values)
+		ret = rdmalock_value_on_grant(lk);
+	return ret;
+}
+
+/* Gives back what @lk holds, as a failed call or a release must. */
+static int rdmalock_give_back(struct rdmalock_lock *lk)
+{
+	struct rdmalock_waiter *w = lk->w;
+	int ret;
+
+	lk->w = NULL;
+	ret = rdmalock_ls_release(lk->dom->ls, w);
+	if (lk->ent)
+		rdmalock_blocking_settle(lk);
+	return ret;
+}
+
 /*
- * A grant's part of the value, inside the gate: a node fenced since the
- * grant, or a lock lost since to a view change, holds nothing, and must
- * not touch the value. The lock is given back when that fails.
+ * A grant's part at the lock's home, inside the gate: a node fenced
+ * since the grant, or a lock lost since to a view change, holds nothing,
+ * and must not touch it. The lock is given back when that fails.
  */
-static int rdmalock_acquire_value(struct rdmalock_lock *lk)
+static int rdmalock_acquire_granted(struct rdmalock_lock *lk)
 {
 	struct rdmalock_lockspace *ls = lk->dom->ls;
 	int ret;
 
 	ret = rdmalock_gate_enter(ls, &rdmalock_forever);
 	if (!ret) {
-		/* Lost to a view change already: the slot may be another's. */
-		ret = READ_ONCE(lk->w->gone) ?: rdmalock_value_on_grant(lk);
+		ret = rdmalock_granted_named(lk);
 		rdmalock_gate_leave(ls);
 	} else if (ret == -ENOTCONN) {
 		ret = -ENOLCK;
 	}
 	if (ret) {
-		rdmalock_ls_release(ls, lk->w);
-		lk->w = NULL;
+		rdmalock_blocking_unhold(lk);
+		rdmalock_give_back(lk);
 	}
 	return ret;
 }
@@ -374,11 +469,13 @@ static int rdmalock_acquire(struct rdmalock_lock *lk, unsigned int mode,
 		return ret;
 	lk->mode = mode;
 	ret = rdmalock_acquire_slot(lk, mode, how);
-	if (!ret && lk->values)
-		ret = rdmalock_acquire_value(lk);
+	if (!ret && lk->ent)
+		ret = rdmalock_acquire_granted(lk);
 	if (rdmalock_domain_closed(dom)) {
-		if (!ret)
-			rdmalock_ls_release(dom->ls, lk->w);
+		if (!ret) {
+			rdmalock_blocking_unhold(lk);
+			rdmalock_give_back(lk);
+		}
 		lk->w = NULL;
 		ret = -ESHUTDOWN;
 	}
@@ -500,6 +597,8 @@ int rdmalock_unlock(struct rdmalock_lock *lk)
 
 	if (WARN_ON_ONCE(!w))
 		return -EINVAL;
+	/* No blocking callback once the release began. */
+	rdmalock_blocking_unhold(lk);
 	ret = rdmalock_domain_enter(dom);
 	if (ret) {
 		/* Nothing of the domain grants any more: only the memory is left. */
@@ -508,8 +607,7 @@ int rdmalock_unlock(struct rdmalock_lock *lk)
 		return ret;
 	}
 	value_ret = rdmalock_release_value(lk);
-	lk->w = NULL;
-	ret = rdmalock_ls_release(dom->ls, w);
+	ret = rdmalock_give_back(lk);
 	rdmalock_domain_leave(dom);
 	if (ret)
 		pr_err_ratelimited("%s: lock %llu: release failed: %d\n",

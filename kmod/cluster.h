@@ -8,6 +8,7 @@
 
 #include <linux/kref.h>
 #include <linux/list.h>
+#include <linux/workqueue.h>
 #include <rdmalock.h>
 
 #include "fabric.h"
@@ -44,7 +45,8 @@ struct rdmalock_domain {
 
 /*
  * A lock handle (include/rdmalock.h): @w is the acquisition while the
- * handle waits for or holds its lock.
+ * handle waits for or holds its lock. The blocking callback's fields are
+ * blocking.c's: @holding and @blocked under the interest's lock of @ent.
  */
 struct rdmalock_lock {
 	struct rdmalock_domain *dom;
@@ -59,6 +61,14 @@ struct rdmalock_lock {
 	u8 lvb_len;
 	void *lvb;
 	u64 token;
+	rdmalock_blocking_fn *blocking;
+	void *blocking_arg;
+	struct list_head holding;	/* in the interest's holders */
+	struct work_struct blocking_work; /* once @blocking_armed */
+	bool blocking_armed;
+	u8 cls;				/* the class it waits or holds in */
+	bool waits;			/* counted as waiting */
+	u8 blocked;			/* level told since the grant */
 };
 
 void rdmalock_lock_init(struct rdmalock_lock *lk, struct rdmalock_domain *dom,

@@ -61,6 +61,7 @@ EXPORT_SYMBOL_IF_KUNIT(rdmalock_names_idle_ms);
  * @inc: per home node, how many times it left this node's view
  * @cached: entries in @buckets
  * @wq: handles waiting for a resolution
+ * @cb_wq: runs blocking callbacks (blocking.c)
  * @reap: gives back idle names
  * @buckets: the cache, by name
  */
@@ -72,6 +73,7 @@ struct rdmalock_names {
 	u32 inc[RDMALOCK_MAX_NODES];
 	u32 cached;
 	wait_queue_head_t wq;
+	struct workqueue_struct *cb_wq;
 	struct delayed_work reap;
 	struct hlist_head buckets[1 << RDMALOCK_NAMES_HASH_BITS];
 };
@@ -282,6 +284,7 @@ static struct rdmalock_name *rdmalock_name_new(struct rdmalock_names *nm,
 	if (!ent)
 		return NULL;
 	INIT_HLIST_NODE(&ent->hash);
+	rdmalock_interest_init(&ent->interest);
 	ent->home = rdmalock_name_home(name, len, nm->ls->num_nodes);
 	ent->len = len;
 	memcpy(ent->name, name, len);
@@ -532,6 +535,61 @@ static void rdmalock_names_on_unref(struct rdmalock_names *nm, u32 node,
 			 nm->ls->name, node);
 }
 
+/**
+ * rdmalock_names_blocked() - a request of @node waits for this node's holders
+ * @nm: the node's named locks
+ * @node: the requester's node, a member
+ * @name: the lock's name
+ * @len: its bytes, valid
+ * @slot: its slot, as the requester resolved it
+ * @level: how strong the request is (blocking.h)
+ *
+ * A request for an older or newer resolution of the name than this
+ * node's is another lock's, or this node's holders learn of it when they
+ * post their interest.
+ *
+ * Context: any.
+ */
+void rdmalock_names_blocked(struct rdmalock_names *nm, u32 node, const void *name,
+			    u32 len, u32 slot, u32 level)
+{
+	struct rdmalock_name *ent;
+
+	spin_lock_bh(&nm->lock);
+	ent = nm->members & BIT(node) ? rdmalock_name_find(nm, name, len) : NULL;
+	if (ent && ent->state == RDMALOCK_NAME_READY && ent->slot == slot &&
+	    !rdmalock_name_stale(nm, ent)) {
+		spin_lock(&ent->interest.lock);
+		rdmalock_interest_tell(&ent->interest, level);
+		spin_unlock(&ent->interest.lock);
+	}
+	spin_unlock_bh(&nm->lock);
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_names_blocked);
+
+/**
+ * rdmalock_names_ls() - the lockspace of named locks
+ * @nm: the named locks
+ *
+ * Return: it.
+ */
+struct rdmalock_lockspace *rdmalock_names_ls(struct rdmalock_names *nm)
+{
+	return nm->ls;
+}
+
+/**
+ * rdmalock_names_cb_wq() - where blocking callbacks run
+ * @nm: the named locks
+ *
+ * Return: the work queue, which lives as long as @nm.
+ */
+struct workqueue_struct *rdmalock_names_cb_wq(struct rdmalock_names *nm)
+{
+	return nm->cb_wq;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_names_cb_wq);
+
 static void rdmalock_names_msg(struct rdmalock_fabric *fabric, u32 node,
 			       u8 type, const void *payload, u32 len, void *ctx)
 {
@@ -714,7 +772,13 @@ struct rdmalock_names *rdmalock_names_alloc(struct rdmalock_lockspace *ls)
 		return NULL;
 	nm->table = rdmalock_restable_alloc(ls->locks_per_node, ls->num_nodes,
 					    GFP_KERNEL);
-	if (!nm->table) {
+	/* Callbacks may release locks, on the writeback path too. */
+	nm->cb_wq = alloc_workqueue("rdmalock-cb-%s", WQ_UNBOUND | WQ_MEM_RECLAIM,
+				    0, ls->name);
+	if (!nm->table || !nm->cb_wq) {
+		if (nm->cb_wq)
+			destroy_workqueue(nm->cb_wq);
+		rdmalock_restable_free(nm->table);
 		kvfree(nm);
 		return NULL;
 	}
@@ -743,6 +807,7 @@ void rdmalock_names_attach(struct rdmalock_names *nm)
 	for (type = RDMALOCK_NAMES_MSG_RESOLVE; type <= RDMALOCK_NAMES_MSG_UNREF; type++)
 		WARN_ON_ONCE(rdmalock_fabric_set_handler(fabric, type,
 							 rdmalock_names_msg, nm));
+	rdmalock_blocking_attach(nm);
 	queue_delayed_work(nm->ls->wq, &nm->reap,
 			   msecs_to_jiffies(RDMALOCK_NAMES_REAP_MS));
 }
@@ -787,6 +852,7 @@ void rdmalock_names_free(struct rdmalock_names *nm)
 			hlist_del(&ent->hash);
 			kfree(ent);
 		}
+	destroy_workqueue(nm->cb_wq);
 	rdmalock_restable_free(nm->table);
 	kvfree(nm);
 }

@@ -10,6 +10,7 @@
 #include <linux/list.h>
 #include <linux/types.h>
 
+#include "blocking.h"
 #include "fabric.h"
 #include "restable.h"
 
@@ -38,10 +39,12 @@ struct rdmalock_names;
  * @slot: its slot there, once resolved
  * @inc: the home's incarnation when it was resolved (see names.c)
  * @idle_since: jiffies when @refs last fell to 0
+ * @interest: this node's holders and waiters (blocking.c)
  * @len: bytes of @name
  * @name: the name, not terminated
  *
- * Everything but @home, @len and @name is under the cache's lock.
+ * Everything but @home, @interest, @len and @name is under the cache's
+ * lock.
  */
 struct rdmalock_name {
 	struct hlist_node hash;
@@ -53,6 +56,7 @@ struct rdmalock_name {
 	u32 slot;
 	u32 inc;
 	unsigned long idle_since;
+	struct rdmalock_interest interest;
 	u8 len;
 	u8 name[RDMALOCK_LOCK_NAME_MAX];
 };
@@ -78,6 +82,11 @@ bool rdmalock_name_stale(struct rdmalock_names *nm,
 			 const struct rdmalock_name *ent);
 int rdmalock_name_lookup(struct rdmalock_names *nm, const void *name, u32 len,
 			 u32 *slot);
+
+struct rdmalock_lockspace *rdmalock_names_ls(struct rdmalock_names *nm);
+struct workqueue_struct *rdmalock_names_cb_wq(struct rdmalock_names *nm);
+void rdmalock_names_blocked(struct rdmalock_names *nm, u32 node, const void *name,
+			    u32 len, u32 slot, u32 level);
 
 void rdmalock_names_view(struct rdmalock_names *nm, u32 members);
 void rdmalock_names_fence(struct rdmalock_names *nm);

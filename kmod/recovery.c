@@ -260,7 +260,7 @@ void rdmalock_recovery_reset(struct rdmalock_lockspace *ls, u32 members)
 		return;
 	if (ls->names) {
 		rdmalock_names_view(ls->names, members);
-		rdmalock_values_recover(ls);
+		rdmalock_values_recover(ls, members);
 	}
 	/*
 	 * Abandoned grants that came in after this node quiesced, before the

@@ -28,44 +28,8 @@
 #include "locks.h"
 #include "names.h"
 #include "rdmalock-pri.h"
-
-/* Latency histogram: 16 linear buckets per power of two. */
-#define RDMALOCK_HIST_SUB_BITS	4
-#define RDMALOCK_HIST_SUB	BIT(RDMALOCK_HIST_SUB_BITS)
-#define RDMALOCK_HIST_LEN	(64 * RDMALOCK_HIST_SUB)
-/*
- * An acquisition that waits longer than this is an error, unless the run
- * ends meanwhile: then the waits still under way end within
- * RDMALOCK_RUN_DRAIN of it, and are not counted.
- */
-#define RDMALOCK_RUN_LOCK_TIMEOUT	(30 * HZ)
-#define RDMALOCK_RUN_DRAIN		(2 * HZ)
-/* Between reading and writing the guarded counter on the home node. */
-#define RDMALOCK_RUN_PAUSE_US	2
-
-struct rdmalock_run_ctx;
-
-struct rdmalock_run_thread {
-	struct rdmalock_run_ctx *run;
-	struct task_struct *task;
-	struct rnd_state rnd;
-	u32 index;
-	u64 acquisitions;
-	u64 violations;
-	u64 errors;
-	int first_error;
-	u64 cpu_ns;
-	u64 hist[RDMALOCK_HIST_LEN];
-};
-
-struct rdmalock_run_ctx {
-	struct rdmalock_domain *dom;
-	const struct rdmalock_run *req;
-	u32 *zipf_cdf;
-	atomic64_t *counts;
-	unsigned long end;		/* jiffies when the run ends */
-	struct rdmalock_run_thread *threads;
-};
+#include "torture.h"
+#include "values.h"
 
 static u32 rdmalock_hist_bucket(u64 ns)
 {
@@ -139,7 +103,7 @@ static u64 rdmalock_run_key(struct rdmalock_run_thread *t)
 	return (u64)(rdmalock_run_rank(t) % homed) * nodes + node;
 }
 
-static int rdmalock_word_read(struct rdmalock_lock *lk, u32 word, u64 *val)
+int rdmalock_word_read(struct rdmalock_lock *lk, u32 word, u64 *val)
 {
 	struct rdmalock_lockspace *ls = lk->dom->ls;
 
@@ -174,8 +138,8 @@ static int rdmalock_readers_add(struct rdmalock_lock *lk, s64 add, u64 *old)
 }
 
 /* A reader's critical section: no writer may be inside at any point of it. */
-static int rdmalock_run_cs_shared(struct rdmalock_run_thread *t,
-				  struct rdmalock_lock *lk)
+int rdmalock_run_cs_shared(struct rdmalock_run_thread *t,
+			   struct rdmalock_lock *lk)
 {
 	u64 owner, old;
 	int ret;
@@ -206,7 +170,7 @@ static int rdmalock_run_readers(struct rdmalock_lock *lk, u64 *readers)
 }
 
 /* The torture's critical section; the return is a verb's error. */
-static int rdmalock_run_cs(struct rdmalock_run_thread *t, struct rdmalock_lock *lk)
+int rdmalock_run_cs(struct rdmalock_run_thread *t, struct rdmalock_lock *lk)
 {
 	u64 tag = ((u64)(t->run->dom->attr.node_id + 1) << 32) | (t->index + 1);
 	u64 owner, counter, readers;
@@ -237,11 +201,46 @@ static int rdmalock_run_cs(struct rdmalock_run_thread *t, struct rdmalock_lock *
 	return rdmalock_word_write(lk, RDMALOCK_SLOT_OWNER, 0);
 }
 
-static void rdmalock_run_error(struct rdmalock_run_thread *t, int err)
+void rdmalock_run_error(struct rdmalock_run_thread *t, int err)
 {
 	t->errors++;
 	if (!t->first_error)
 		t->first_error = err;
+}
+
+/**
+ * rdmalock_run_lock() - take a lock for a critical section of the run
+ * @t: the thread
+ * @lk: the handle
+ * @mode: RDMALOCK_MODE_*
+ *
+ * Its wait goes into the latency histogram; a failure is counted, unless
+ * the run ended while it waited.
+ *
+ * Return: 0, or the failure.
+ */
+int rdmalock_run_lock(struct rdmalock_run_thread *t, struct rdmalock_lock *lk,
+		      unsigned int mode)
+{
+	long timeout;
+	u64 start;
+	int ret;
+
+	timeout = min_t(long, t->run->lock_timeout,
+			(long)(t->run->end + RDMALOCK_RUN_DRAIN - jiffies));
+	start = ktime_get_ns();
+	ret = rdmalock_lock_timeout(lk, mode, max(timeout, 1L));
+	if (ret == -ETIMEDOUT && time_after(jiffies, t->run->end))
+		return ret;
+	if (ret) {
+		rdmalock_run_error(t, ret);
+		/* A lost node or a destroyed domain fails fast; do not spin on it. */
+		if (ret == -ENOTCONN || ret == -ESHUTDOWN)
+			usleep_range(1000, 2000);
+		return ret;
+	}
+	t->hist[rdmalock_hist_bucket(ktime_get_ns() - start)]++;
+	return 0;
 }
 
 /* One acquisition of @lk, its critical section and its release. */
@@ -250,26 +249,12 @@ static void rdmalock_run_take(struct rdmalock_run_thread *t,
 {
 	const struct rdmalock_run *req = t->run->req;
 	bool shared;
-	long timeout;
-	u64 start;
 	int ret;
 
 	/* Shared holders leave the counter alone: it counts exclusive ones. */
 	shared = mode == RDMALOCK_MODE_SH && t->run->dom->ls->algo->shared;
-	timeout = min_t(long, RDMALOCK_RUN_LOCK_TIMEOUT,
-			(long)(t->run->end + RDMALOCK_RUN_DRAIN - jiffies));
-	start = ktime_get_ns();
-	ret = rdmalock_lock_timeout(lk, mode, max(timeout, 1L));
-	if (ret == -ETIMEDOUT && time_after(jiffies, t->run->end))
+	if (rdmalock_run_lock(t, lk, mode))
 		return;
-	if (ret) {
-		rdmalock_run_error(t, ret);
-		/* A lost node or a destroyed domain fails fast; do not spin on it. */
-		if (ret == -ENOTCONN || ret == -ESHUTDOWN)
-			usleep_range(1000, 2000);
-		return;
-	}
-	t->hist[rdmalock_hist_bucket(ktime_get_ns() - start)]++;
 	if (req->op == RDMALOCK_RUN_TORTURE) {
 		ret = shared ? rdmalock_run_cs_shared(t, lk) : rdmalock_run_cs(t, lk);
 		if (ret)
@@ -294,6 +279,10 @@ static void rdmalock_run_one(struct rdmalock_run_thread *t)
 	id = rdmalock_run_key(t);
 	mode = prandom_u32_state(&t->rnd) % 100 < req->read_pct ?
 	       RDMALOCK_MODE_SH : RDMALOCK_MODE_EX;
+	if (t->cache) {
+		rdmalock_run_cache_take(t, id, mode);
+		return;
+	}
 	/* Named locks: resolved once, then found in this node's cache. */
 	ret = rdmalock_lock_setup(&lk, t->run->dom, id);
 	if (ret) {
@@ -314,6 +303,7 @@ static int rdmalock_run_thread_fn(void *data)
 		rdmalock_run_one(t);
 		cond_resched();
 	}
+	rdmalock_run_cache_free(t);
 	t->cpu_ns = current->se.sum_exec_runtime - cpu;
 	return 0;
 }
@@ -354,6 +344,7 @@ static void rdmalock_run_collect(struct rdmalock_run_ctx *run,
 		req->violations += t->violations;
 		req->errors += t->errors;
 		req->cpu_ns += t->cpu_ns;
+		req->cached += t->cached;
 		if (!req->first_error)
 			req->first_error = t->first_error;
 		if (i)
@@ -383,6 +374,8 @@ static int rdmalock_run_threads(struct rdmalock_run_ctx *run,
 	delegated = atomic64_read(&ls->delegated);
 	start = ktime_get_ns();
 	run->end = jiffies + msecs_to_jiffies(req->duration_ms);
+	run->lock_timeout = req->flags & RDMALOCK_RUN_F_CACHE ?
+			    RDMALOCK_RUN_CACHE_TIMEOUT : RDMALOCK_RUN_LOCK_TIMEOUT;
 	for (started = 0; started < req->threads; started++) {
 		struct rdmalock_run_thread *t = &run->threads[started];
 		struct task_struct *task;
@@ -390,6 +383,11 @@ static int rdmalock_run_threads(struct rdmalock_run_ctx *run,
 		t->run = run;
 		t->index = started;
 		prandom_seed_state(&t->rnd, get_random_u64());
+		if (req->flags & RDMALOCK_RUN_F_CACHE) {
+			ret = rdmalock_run_cache_alloc(t);
+			if (ret)
+				break;
+		}
 		task = kthread_create(rdmalock_run_thread_fn, t, "rdmalock-run/%u",
 				      started);
 		if (IS_ERR(task)) {
@@ -404,9 +402,15 @@ static int rdmalock_run_threads(struct rdmalock_run_ctx *run,
 	for (i = 0; i < started; i++) {
 		kthread_stop(run->threads[i].task);
 		put_task_struct(run->threads[i].task);
+		/* A thread stopped before it ran kept nothing, but has a cache. */
+		rdmalock_run_cache_free(&run->threads[i]);
 	}
-	if (ret)
+	if (ret) {
+		/* The thread whose start failed. */
+		if (started < req->threads)
+			rdmalock_run_cache_free(&run->threads[started]);
 		goto out;
+	}
 	if (fatal_signal_pending(current)) {
 		ret = -EINTR;
 		goto out;
@@ -417,6 +421,7 @@ static int rdmalock_run_threads(struct rdmalock_run_ctx *run,
 	req->cas_failed_release = atomic64_read(&ls->cas_failed_release) -
 				  failed_release;
 	req->delegated = atomic64_read(&ls->delegated) - delegated;
+	req->blocked = atomic64_read(&run->blocked);
 	rdmalock_verbs_since(run->dom, verbs, req->verbs);
 out:
 	kvfree(run->threads);
@@ -426,23 +431,23 @@ out:
 /*
  * The slot of a lock homed here, without resolving it: in a domain with
  * named locks, a name no node references has no slot (its counter is
- * 0, and a slot is given to a name with its counter zeroed).
+ * 0, and a slot is given to a name with its counter zeroed); *@slot is
+ * set for named locks only.
  */
 static bool rdmalock_run_homed_here(struct rdmalock_run_ctx *run, u64 id,
-				    struct rdmalock_lock *lk)
+				    struct rdmalock_lock *lk, u32 *slot)
 {
 	struct rdmalock_names *names = run->dom->ls->names;
 	__be64 name = cpu_to_be64(id);
-	u32 slot;
 
 	rdmalock_lock_init(lk, run->dom, id);
 	if (lk->home != run->dom->attr.node_id)
 		return false;
 	if (!names)
 		return true;
-	if (rdmalock_name_lookup(names, &name, sizeof(name), &slot))
+	if (rdmalock_name_lookup(names, &name, sizeof(name), slot))
 		return false;
-	lk->slot_off = rdmalock_table_offset(slot);
+	lk->slot_off = rdmalock_table_offset(*slot);
 	return true;
 }
 
@@ -450,14 +455,18 @@ static bool rdmalock_run_homed_here(struct rdmalock_run_ctx *run, u64 id,
 static void rdmalock_run_counters(struct rdmalock_run_ctx *run, bool reset)
 {
 	struct rdmalock_lock lk;
+	u32 slot;
 	u64 id;
 
 	for (id = 0; id < run->req->num_locks; id++) {
-		if (!rdmalock_run_homed_here(run, id, &lk))
+		if (!rdmalock_run_homed_here(run, id, &lk, &slot))
 			continue;
 		if (reset) {
 			rdmalock_word_write(&lk, RDMALOCK_SLOT_OWNER, 0);
 			rdmalock_word_write(&lk, RDMALOCK_SLOT_COUNTER, 0);
+			/* An LVB that carried the counter describes it no more. */
+			if (run->dom->ls->names)
+				rdmalock_value_forget(run->dom->ls, slot);
 			/* Nobody runs now; a broken lock may have wedged itself. */
 			if (run->dom->ls->algo->broken)
 				rdmalock_word_write(&lk, 0, 0);
@@ -475,8 +484,8 @@ static int rdmalock_run_check(const struct rdmalock_run *req,
 {
 	bool runs = req->op == RDMALOCK_RUN_TORTURE || req->op == RDMALOCK_RUN_BENCH;
 
-	if (req->flags || req->pad0 || req->pad ||
-	    memchr_inv(req->reserved, 0, sizeof(req->reserved)) ||
+	if (req->pad0 || req->pad ||
+	    (req->flags & ~(RDMALOCK_RUN_F_CACHE | RDMALOCK_RUN_F_DEAF)) ||
 	    req->op < RDMALOCK_RUN_TORTURE || req->op > RDMALOCK_RUN_RESET ||
 	    !req->num_locks || req->num_locks > RDMALOCK_RUN_MAX_LOCKS ||
 	    req->local_pct > 100 || req->read_pct > 100 ||
@@ -485,6 +494,13 @@ static int rdmalock_run_check(const struct rdmalock_run *req,
 	if (runs && (!req->threads || req->threads > RDMALOCK_RUN_MAX_THREADS ||
 		     !req->duration_ms || req->duration_ms > RDMALOCK_RUN_MAX_MS))
 		return -EINVAL;
+	if (req->flags &&
+	    (!(req->flags & RDMALOCK_RUN_F_CACHE) || req->op != RDMALOCK_RUN_TORTURE ||
+	     !dom->ls->names || req->num_locks > RDMALOCK_RUN_CACHE_MAX_LOCKS)) {
+		pr_err_ratelimited("%s: a run that caches locks is a torture of at most %u named locks\n",
+				   dom->attr.name, RDMALOCK_RUN_CACHE_MAX_LOCKS);
+		return -EINVAL;
+	}
 	if (req->num_locks > (u64)dom->attr.num_nodes * dom->locks_per_node) {
 		pr_err_ratelimited("%s: %u locks would share table slots\n",
 				   dom->attr.name, req->num_locks);

@@ -32,6 +32,7 @@
 #include <linux/string.h>
 #include <linux/ktime.h>
 
+#include "blocking.h"
 #include "cluster.h"
 #include "locks.h"
 #include "names.h"
@@ -61,18 +62,35 @@ void rdmalock_value_fresh(struct rdmalock_lockspace *ls, u32 slot)
 }
 
 /**
+ * rdmalock_value_forget() - what a slot's LVB describes was reset
+ * @ls: the home's lockspace
+ * @slot: the slot of a named lock
+ *
+ * The LVB is not valid: its next holder rebuilds it. The token stays.
+ *
+ * Context: any; nobody holds the lock (the torture's counters reset).
+ */
+void rdmalock_value_forget(struct rdmalock_lockspace *ls, u32 slot)
+{
+	rdmalock_value_local(ls, slot)->flags |= RDMALOCK_VALUE_F_NOT_VALID;
+}
+
+/**
  * rdmalock_values_recover() - a view change: LVBs with a writer are not valid
  * @ls: the home's lockspace, quiesced on every member
+ * @members: the new view's members: the others hold and wait for nothing
  *
  * Context: process context.
  */
-void rdmalock_values_recover(struct rdmalock_lockspace *ls)
+void rdmalock_values_recover(struct rdmalock_lockspace *ls, u32 members)
 {
+	u64 gone = rdmalock_interest_nodes(~members);
 	struct rdmalock_value *v;
 	u32 slot;
 
 	for (slot = 0; slot < ls->locks_per_node; slot++) {
 		v = rdmalock_value_local(ls, slot);
+		v->interest &= ~gone;
 		if (v->writer) {
 			v->flags |= RDMALOCK_VALUE_F_NOT_VALID;
 			v->writer = 0;

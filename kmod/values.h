@@ -21,6 +21,8 @@ struct rdmalock_lockspace;
  * @writer: the id plus one of the node of an exclusive holder that will
  *	write the LVB back, or 0
  * @lvb: the lock value block
+ * @interest: who holds or waits for the lock, for blocking callbacks
+ *	(blocking.h); changed by RDMA atomics only, outside view changes
  *
  * In the home's region, RDMALOCK_VALUE_SIZE bytes a slot; native byte
  * order, as the lock words.
@@ -30,10 +32,12 @@ struct rdmalock_value {
 	u32 flags;
 	u32 writer;
 	u8 lvb[RDMALOCK_LVB_MAX];
+	u64 interest;
 };
 
 void rdmalock_value_fresh(struct rdmalock_lockspace *ls, u32 slot);
-void rdmalock_values_recover(struct rdmalock_lockspace *ls);
+void rdmalock_value_forget(struct rdmalock_lockspace *ls, u32 slot);
+void rdmalock_values_recover(struct rdmalock_lockspace *ls, u32 members);
 int rdmalock_value_on_grant(struct rdmalock_lock *lk);
 int rdmalock_value_on_release(struct rdmalock_lock *lk);
 

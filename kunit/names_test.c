@@ -7,11 +7,16 @@
  * the name is resolved anew, its old reference dropped by the new
  * incarnation's request, to a slot whose value starts afresh. That case
  * is also the negative control of the stale check: without it, the old
- * entry, and the old slot's LVB, would come back.
+ * entry, and the old slot's LVB, would come back. A blocking message
+ * reaches the holders of its name that block it, once per strength, and
+ * none of another slot's or a sender's out of the view.
  */
 #include <kunit/test.h>
 #include <linux/string.h>
+#include <linux/workqueue.h>
 
+#include "blocking.h"
+#include "cluster.h"
 #include "locks.h"
 #include "names.h"
 #include "values.h"
@@ -227,6 +232,94 @@ static void ids_are_homed_as_ids(struct kunit *test)
 	KUNIT_EXPECT_LT(test, rdmalock_name_home("inode:1", 7, 3), 3);
 }
 
+struct told {
+	unsigned int calls;
+	unsigned int mode;
+};
+
+static void tell(void *arg, unsigned int mode)
+{
+	struct told *t = arg;
+
+	t->calls++;
+	t->mode = mode;
+}
+
+/* A handle holding @ent in @cls, with a callback that fills @t. */
+static struct rdmalock_lock *holder(struct kunit *test, struct rdmalock_domain *dom,
+				    struct rdmalock_name *ent, u32 cls,
+				    struct told *t)
+{
+	struct rdmalock_lock *lk = kunit_kzalloc(test, sizeof(*lk), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, lk);
+	lk->dom = dom;
+	lk->ent = ent;
+	lk->cls = cls;
+	rdmalock_blocking_init(lk);
+	rdmalock_blocking_set(lk, tell, t);
+	/* What a grant does, but the post to the home's word. */
+	spin_lock_bh(&ent->interest.lock);
+	ent->interest.holding[cls]++;
+	list_add_tail(&lk->holding, &ent->interest.holders);
+	spin_unlock_bh(&ent->interest.lock);
+	return lk;
+}
+
+/* A blocking message from @node, and the callbacks it queued, run. */
+static void blocked(struct kunit *test, u32 node, struct rdmalock_name *ent,
+		    u32 slot, u32 level)
+{
+	struct names_ctx *c = test->priv;
+
+	rdmalock_names_blocked(c->nm, node, ent->name, ent->len, slot, level);
+	flush_workqueue(rdmalock_names_cb_wq(c->nm));
+}
+
+static void a_blocked_request_tells_the_holders_it_blocks(struct kunit *test)
+{
+	struct names_ctx *c = test->priv;
+	struct rdmalock_domain *dom = kunit_kzalloc(test, sizeof(*dom), GFP_KERNEL);
+	struct rdmalock_lock *ex, *sh;
+	struct told tex = {}, tsh = {};
+	struct rdmalock_name *ent;
+
+	KUNIT_ASSERT_NOT_NULL(test, dom);
+	dom->ls = c->ls;
+	c->ls->names = c->nm;
+	ent = get(test, "a");
+	ex = holder(test, dom, ent, RDMALOCK_CLASS_EX, &tex);
+	sh = holder(test, dom, ent, RDMALOCK_CLASS_SH, &tsh);
+
+	/* A shared request: the exclusive holder only, once. */
+	blocked(test, 0, ent, ent->slot, RDMALOCK_CLASS_SH + 1);
+	blocked(test, 0, ent, ent->slot, RDMALOCK_CLASS_SH + 1);
+	KUNIT_EXPECT_EQ(test, tex.calls, 1);
+	KUNIT_EXPECT_EQ(test, tex.mode, RDMALOCK_MODE_SH);
+	KUNIT_EXPECT_EQ(test, tsh.calls, 0);
+	/* Another slot's, or from a node out of the view: nobody. */
+	blocked(test, 0, ent, ent->slot + 1, RDMALOCK_CLASS_EX + 1);
+	blocked(test, 1, ent, ent->slot, RDMALOCK_CLASS_EX + 1);
+	KUNIT_EXPECT_EQ(test, tex.calls + tsh.calls, 1);
+	/* An exclusive one: both, the exclusive holder again. */
+	blocked(test, 0, ent, ent->slot, RDMALOCK_CLASS_EX + 1);
+	KUNIT_EXPECT_EQ(test, tex.calls, 2);
+	KUNIT_EXPECT_EQ(test, tex.mode, RDMALOCK_MODE_EX);
+	KUNIT_EXPECT_EQ(test, tsh.calls, 1);
+	KUNIT_EXPECT_EQ(test, tsh.mode, RDMALOCK_MODE_EX);
+	/* Released: told nothing more, until its next grant. */
+	rdmalock_blocking_unhold(ex);
+	rdmalock_blocking_unhold(sh);
+	blocked(test, 0, ent, ent->slot, RDMALOCK_CLASS_EX + 1);
+	KUNIT_EXPECT_EQ(test, tex.calls + tsh.calls, 3);
+	KUNIT_EXPECT_EQ(test, ent->interest.holding[RDMALOCK_CLASS_EX] +
+			ent->interest.holding[RDMALOCK_CLASS_SH], 0);
+	rdmalock_blocking_cancel(ex);
+	rdmalock_blocking_cancel(sh);
+	rdmalock_name_put(c->nm, ent);
+	c->ls->names = NULL;
+}
+
 static struct kunit_case rdmalock_names_cases[] = {
 	KUNIT_CASE(distinct_names_distinct_slots),
 	KUNIT_CASE(a_full_home_refuses_a_name),
@@ -234,6 +327,7 @@ static struct kunit_case rdmalock_names_cases[] = {
 	KUNIT_CASE(a_fence_makes_resolutions_stale),
 	KUNIT_CASE(a_fresh_slot_starts_a_new_value),
 	KUNIT_CASE(ids_are_homed_as_ids),
+	KUNIT_CASE(a_blocked_request_tells_the_holders_it_blocks),
 	{}
 };
 

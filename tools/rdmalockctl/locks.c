@@ -283,7 +283,7 @@ static const struct run_cmd {
 	unsigned int op;
 	const char *opts;	/* the options it takes, by their short name */
 } run_cmds[] = {
-	{ "torture", RDMALOCK_RUN_TORTURE, "TDNLRZC" },
+	{ "torture", RDMALOCK_RUN_TORTURE, "TDNLRZCKF" },
 	{ "bench", RDMALOCK_RUN_BENCH, "TDNLRZC" },
 	{ "counters", RDMALOCK_RUN_COUNTERS, "NC" },
 	{ "counters-reset", RDMALOCK_RUN_RESET, "N" },
@@ -329,6 +329,8 @@ static int parse_run_args(int argc, char **argv, const struct run_cmd *rc,
 		{ "read", required_argument, NULL, 'R' },
 		{ "zipf", required_argument, NULL, 'Z' },
 		{ "counts", required_argument, NULL, 'C' },
+		{ "cache", no_argument, NULL, 'K' },
+		{ "deaf", no_argument, NULL, 'F' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct rdmalock_run *req = &a->req;
@@ -372,6 +374,12 @@ static int parse_run_args(int argc, char **argv, const struct run_cmd *rc,
 			break;
 		case 'C':
 			a->counts_file = optarg;
+			break;
+		case 'K':
+			req->flags |= RDMALOCK_RUN_F_CACHE;
+			break;
+		case 'F':
+			req->flags |= RDMALOCK_RUN_F_CACHE | RDMALOCK_RUN_F_DEAF;
 			break;
 		default:
 			return -1;
@@ -438,6 +446,10 @@ static void print_result(const struct rdmalock_run *r)
 	printf("cas_failed_release_per_acq: %.3f\n",
 	       ratio(r->cas_failed_release, acq));
 	printf("delegated_per_acq: %.3f\n", ratio(r->delegated, acq));
+	if (r->flags & RDMALOCK_RUN_F_CACHE) {
+		printf("cached: %llu\n", (unsigned long long)r->cached);
+		printf("blocked: %llu\n", (unsigned long long)r->blocked);
+	}
 	printf("throughput_per_s: %.1f\n", ratio(acq * 1e9, r->wall_ns));
 	printf("cpu_pct: %.1f\n", ratio(100.0 * r->cpu_ns, r->wall_ns));
 }

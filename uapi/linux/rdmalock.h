@@ -626,14 +626,27 @@ struct rdmalock_lock_value {
 #define RDMALOCK_DIST_UNIFORM		0
 #define RDMALOCK_DIST_ZIPF		1
 
+/* Flags of &rdmalock_run. */
+#define RDMALOCK_RUN_F_CACHE		_BITUL(0)	/* keep locks until asked */
+#define RDMALOCK_RUN_F_DEAF		_BITUL(1)	/* ... and never hear it */
+
 #define RDMALOCK_RUN_MAX_THREADS	64
 #define RDMALOCK_RUN_MAX_LOCKS		65536
 #define RDMALOCK_RUN_MAX_MS		600000
+/* Locks of a run with RDMALOCK_RUN_F_CACHE: each thread may keep all. */
+#define RDMALOCK_RUN_CACHE_MAX_LOCKS	1024
 
 /**
  * struct rdmalock_run - torture or benchmark the locks of a domain
  * @size: in: sizeof(struct rdmalock_run)
- * @flags: in: must be zero
+ * @flags: in: RDMALOCK_RUN_F_*, for TORTURE in a domain with named locks
+ *	only: with CACHE, each thread keeps every lock it took after its
+ *	critical section, as a filesystem caches locks, and releases it
+ *	only when its blocking callback asks for it (or to take it
+ *	exclusive); the lock value block carries the guarded counter, which
+ *	every critical section checks against it. DEAF also: the callbacks
+ *	are ignored, so that requests for a kept lock wait until they time
+ *	out: the negative control of CACHE. Else zero
  * @name: in: NUL-terminated name of the domain
  * @op: in: RDMALOCK_RUN_*
  * @threads: in: TORTURE, BENCH: kernel threads, 1 to
@@ -641,7 +654,8 @@ struct rdmalock_lock_value {
  * @duration_ms: in: TORTURE, BENCH: how long they run, 1 to
  *	%RDMALOCK_RUN_MAX_MS
  * @num_locks: in: the lock ids used are 0 to @num_locks - 1, 1 to
- *	%RDMALOCK_RUN_MAX_LOCKS; no two may share a lock table slot
+ *	%RDMALOCK_RUN_MAX_LOCKS (%RDMALOCK_RUN_CACHE_MAX_LOCKS with CACHE);
+ *	no two may share a lock table slot
  * @local_pct: in: percentage of acquisitions of locks homed on this node
  * @read_pct: in: percentage of acquisitions in shared mode
  * @dist: in: RDMALOCK_DIST_*: how a key is drawn among the local (or
@@ -673,14 +687,15 @@ struct rdmalock_lock_value {
  *	writers that it asked the lock's home node to finish
  * @wall_ns: out: how long the run took
  * @cpu_ns: out: CPU time the threads used, summed
- * @reserved: must be zero
+ * @cached: out: CACHE: critical sections under a lock kept from before
+ * @blocked: out: CACHE: blocking callbacks the threads' locks received
  *
  * Requires CAP_SYS_ADMIN. Each acquisition of TORTURE checks and sets the
  * lock's owner word, then increments its guarded counter at the home
  * node non-atomically (read, pause, write); when every node's run has
  * ended, each counter must equal the acquisitions of its lock summed over
- * the nodes. BENCH takes and releases locks with an empty critical
- * section.
+ * the nodes (with CACHE, its exclusive critical sections). BENCH takes
+ * and releases locks with an empty critical section.
  */
 struct rdmalock_run {
 	__u32 size;
@@ -711,7 +726,8 @@ struct rdmalock_run {
 	__u64 cpu_ns;
 	__u64 cas_failed_release;
 	__u64 delegated;
-	__u64 reserved[2];
+	__u64 cached;
+	__u64 blocked;
 };
 
 /* The floors &rdmalock_floor measures, indexing its arrays. */

@@ -13,6 +13,13 @@
 #  - the torture on named locks, ALock (home-node threads on the CPU, the
 #    others through the NIC, on the slot their resolutions agree on) and
 #    ShiftLock at 50% reads: no violation, counters exact;
+#  - lock caching (--cache) on 6 named locks: every thread keeps the
+#    locks it took until a blocking callback asks for them, so that a lock
+#    changes hands only through the callbacks, and each lock's LVB carries
+#    its counter, checked by every critical section: no violation,
+#    counters exact, callbacks heard on every node; with the callbacks
+#    ignored (--deaf, the negative control), requests for kept locks time
+#    out;
 #  - the last node dies holding a reference: the view change without it
 #    frees its slot at the home, and the survivors go on resolving;
 #  - lock values: an exclusive holder writes its LVB back, a shared grant
@@ -173,6 +180,41 @@ note_token() {
 		test -s /tmp/token-before-cut
 }
 
+# cached_round DOMAIN TAG ARGS...: a torture round with lock caching that
+# passes, where blocking callbacks came.
+cached_round() {
+	local dom="$1" tag="$2" rc=0
+
+	shift 2
+	torture_round "$dom" "$tag" --cache "$@" >"/tmp/out-$tag" || rc=1
+	cat "/tmp/out-$tag" >&2
+	[ "$rc" -eq 0 ] && grep -q '^blocked: [1-9]' "/tmp/out-$tag"
+}
+
+torture_cached() {
+	local dom="$1" tag="$2"
+
+	shift 2
+	tap_check "$dom caching torture on 6 named locks: no violation, callbacks heard" \
+		cached_round "$dom" "$tag" --threads 4 --duration "$TORTURE_MS" \
+		--locks 6 "$@"
+	tap_check "$dom caching torture on 6 named locks: counters exact" \
+		counters_exact "$dom" "$tag" 6
+}
+
+# deaf_round: with the callbacks ignored, the torture fails, by requests
+# for kept locks that time out, and by nothing else.
+deaf_round() {
+	local out rc=0
+
+	out=$(torture_round nm-alock deaf --deaf --threads 4 --duration 7000 \
+		--locks 6 --local 50 2>&1) || rc=$?
+	echo "$out" >&2
+	[ "$rc" -ne 0 ] && echo "$out" | grep -q '^violations: 0$' &&
+		echo "$out" | grep -q '^errors: [1-9]' &&
+		echo "$out" | grep -q '^first_error: Connection timed out$'
+}
+
 torture_named() {
 	local dom="$1" tag="$2"
 
@@ -185,11 +227,11 @@ torture_named() {
 }
 
 if [ "$VMTEST_NODE" -eq 0 ]; then
-	tap_plan 24
+	tap_plan 29
 elif [ "$VMTEST_NODE" -eq "$victim" ]; then
-	tap_plan 17
+	tap_plan 22
 else
-	tap_plan 19
+	tap_plan 24
 fi
 kmemleak_forget
 tap_check "rdmalock.ko loads" load_rdmalock
@@ -248,6 +290,9 @@ barrier torture
 
 torture_named nm-alock alock-50 --local 50
 torture_named nm-shift shift-50 --local 50 --read 50
+torture_cached nm-alock cache-alock --local 50
+torture_cached nm-shift cache-shift --local 50 --read 50
+tap_check "with the callbacks ignored, requests for kept locks time out" deaf_round
 
 [ "$VMTEST_NODE" -ne 0 ] ||
 	tap_check "node 0 writes id 1's LVB and notes its token" note_token

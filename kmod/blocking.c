@@ -1,0 +1,457 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Blocking callbacks on named locks.
+ *
+ * A cluster filesystem keeps the locks it took until another node needs
+ * them, and needs to hear when that is: a holder with a blocking callback
+ * (rdmalock_lock_set_blocking()) is called when a request that its mode
+ * blocks waits for the lock, with the mode that request wants.
+ *
+ * Each named lock has an interest word at its home, beside its value:
+ * which nodes hold it with a callback, and which wait for it, shared or
+ * exclusive (blocking.h). A node changes only its own bits, with an RDMA
+ * compare-and-swap (through the loopback at the home, since the NIC's
+ * atomics are not atomic with the CPU's), and the swap returns the word
+ * as it found it. A request that is not granted at once sets its node's
+ * waiting bit and sends one message to each node whose holders it waits
+ * for; a holder with a callback sets its node's holding bit after its
+ * grant, and learns which requests already wait. The swaps on the word
+ * are ordered, so of a waiter and a holder, the later one sees the
+ * earlier: either the waiter's message reaches the holder's node, or the
+ * holder finds the waiter's bit. On one node, its interest's lock orders
+ * them the same way. The callback comes within one message of the wait,
+ * for holders of every kind: exclusive, shared, on the home node.
+ *
+ * A node's bits are per class, not per holder: the first holder or waiter
+ * of a class sets them and the last clears them, after its release. Bits
+ * that stay behind (a node that left, a swap that failed) cost at most a
+ * message nobody needs, or a callback to a holder nobody waits for; a view
+ * change clears the bits of the nodes that left (values.c).
+ *
+ * Callbacks run on the names' work queue, never on the message path, and
+ * once per holder and strength of the request: a holder told that an
+ * exclusive request waits is not told again until its next grant.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/workqueue.h>
+
+#include "blocking.h"
+#include "cluster.h"
+#include "locks.h"
+#include "names.h"
+#include "rdmalock-pri.h"
+#include "values.h"
+
+/* struct rdmalock_blocking_req - payload of RDMALOCK_BLOCKING_MSG */
+struct rdmalock_blocking_req {
+	__be32 slot;		/* the name's slot at its home */
+	u8 level;		/* of the request that waits */
+	u8 len;
+	u8 pad[2];
+	u8 name[RDMALOCK_LOCK_NAME_MAX];
+};
+
+static_assert(sizeof(struct rdmalock_blocking_req) <= RDMALOCK_MSG_MAX_PAYLOAD);
+
+/**
+ * rdmalock_interest_init() - a new resolution's interest: none
+ * @in: the interest
+ */
+void rdmalock_interest_init(struct rdmalock_interest *in)
+{
+	spin_lock_init(&in->lock);
+	mutex_init(&in->post);
+	INIT_LIST_HEAD(&in->holders);
+}
+
+/**
+ * rdmalock_interest_bits() - a node's bits in the interest word
+ * @in: the node's interest, under its lock
+ * @node: the node's id
+ *
+ * Return: the bits, at @node's place in each field.
+ */
+u64 rdmalock_interest_bits(const struct rdmalock_interest *in, u32 node)
+{
+	u64 bits = 0;
+	u32 c;
+
+	for (c = 0; c < RDMALOCK_CLASSES; c++) {
+		if (in->holding[c])
+			bits |= BIT_ULL((RDMALOCK_INTEREST_HOLD_SH + c) *
+					RDMALOCK_INTEREST_FIELD + node);
+		if (in->waiting[c])
+			bits |= BIT_ULL((RDMALOCK_INTEREST_WAIT_SH + c) *
+					RDMALOCK_INTEREST_FIELD + node);
+	}
+	return bits;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_interest_bits);
+
+/**
+ * rdmalock_interest_blocks() - the strongest waiting request a holder blocks
+ * @others: an interest word
+ * @held: the holder's class
+ *
+ * Return: that request's level, or 0 when the holder blocks none.
+ */
+u32 rdmalock_interest_blocks(u64 others, u32 held)
+{
+	if (rdmalock_interest_field(others, RDMALOCK_INTEREST_WAIT_EX))
+		return RDMALOCK_CLASS_EX + 1;
+	if (held == RDMALOCK_CLASS_EX &&
+	    rdmalock_interest_field(others, RDMALOCK_INTEREST_WAIT_SH))
+		return RDMALOCK_CLASS_SH + 1;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_interest_blocks);
+
+/**
+ * rdmalock_interest_blocked_by() - the nodes a request waits for
+ * @others: an interest word
+ * @wanted: the request's class
+ *
+ * Return: the nodes with holders, of those that have a callback, in a
+ * class that blocks @wanted.
+ */
+u32 rdmalock_interest_blocked_by(u64 others, u32 wanted)
+{
+	u32 nodes = rdmalock_interest_field(others, RDMALOCK_INTEREST_HOLD_EX);
+
+	if (wanted == RDMALOCK_CLASS_EX)
+		nodes |= rdmalock_interest_field(others, RDMALOCK_INTEREST_HOLD_SH);
+	return nodes;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_interest_blocked_by);
+
+/* Under its interest's lock: call @lk's callback, unless told as much already. */
+static void rdmalock_tell_holder(struct rdmalock_lock *lk, u32 level)
+{
+	if (!level || lk->blocked >= level ||
+	    (lk->cls == RDMALOCK_CLASS_SH && level != RDMALOCK_CLASS_EX + 1))
+		return;
+	WRITE_ONCE(lk->blocked, level);
+	queue_work(rdmalock_names_cb_wq(lk->dom->ls->names), &lk->blocking_work);
+}
+
+/**
+ * rdmalock_interest_tell() - a request at @level waits for this node's holders
+ * @in: the node's interest in the lock, under its lock
+ * @level: the request's level
+ *
+ * Context: any.
+ */
+void rdmalock_interest_tell(struct rdmalock_interest *in, u32 level)
+{
+	struct rdmalock_lock *lk;
+
+	lockdep_assert_held(&in->lock);
+	list_for_each_entry(lk, &in->holders, holding)
+		rdmalock_tell_holder(lk, level);
+}
+
+static void rdmalock_blocking_run(struct work_struct *work)
+{
+	struct rdmalock_lock *lk = container_of(work, struct rdmalock_lock,
+						blocking_work);
+	u32 level = READ_ONCE(lk->blocked);
+
+	/* Released meanwhile: nobody to tell. */
+	if (level)
+		lk->blocking(lk->blocking_arg, level == RDMALOCK_CLASS_EX + 1 ?
+				RDMALOCK_MODE_EX : RDMALOCK_MODE_SH);
+}
+
+/**
+ * rdmalock_blocking_init() - a new handle holds nothing and was told nothing
+ * @lk: the handle
+ */
+void rdmalock_blocking_init(struct rdmalock_lock *lk)
+{
+	INIT_LIST_HEAD(&lk->holding);
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_blocking_init);
+
+/**
+ * rdmalock_blocking_set() - give @lk a blocking callback
+ * @lk: a handle on a named lock, holding nothing
+ * @fn: the callback, or NULL
+ * @arg: its argument
+ *
+ * Only a handle with a callback has a work item: handles without one may
+ * live on the stack.
+ */
+void rdmalock_blocking_set(struct rdmalock_lock *lk, rdmalock_blocking_fn *fn,
+			   void *arg)
+{
+	if (!lk->blocking_armed) {
+		INIT_WORK(&lk->blocking_work, rdmalock_blocking_run);
+		lk->blocking_armed = true;
+	}
+	cancel_work_sync(&lk->blocking_work);
+	lk->blocking = fn;
+	lk->blocking_arg = arg;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_blocking_set);
+
+static struct rdmalock_interest *rdmalock_lock_interest(struct rdmalock_lock *lk)
+{
+	return &lk->ent->interest;
+}
+
+/* The class the lock word serves @lk's mode in. */
+static u32 rdmalock_lock_class(const struct rdmalock_lock *lk)
+{
+	return lk->mode == RDMALOCK_MODE_SH && lk->dom->ls->algo->shared ?
+	       RDMALOCK_CLASS_SH : RDMALOCK_CLASS_EX;
+}
+
+/*
+ * Inside the gate: write this node's bits into the home's word when they
+ * changed, or @always, and set *@others to the other nodes' bits as the
+ * swap found them. Return: 0; -ESTALE when the resolution is stale, and
+ * its slot maybe another name's; or the verb's error.
+ */
+static int rdmalock_interest_post(struct rdmalock_lock *lk, bool always,
+				  u64 *others)
+{
+	struct rdmalock_lockspace *ls = lk->dom->ls;
+	struct rdmalock_interest *in = rdmalock_lock_interest(lk);
+	u64 mine = rdmalock_interest_nodes(BIT(ls->self));
+	u64 off = rdmalock_value_offset(ls->locks_per_node, lk->ent->slot) +
+		  offsetof(struct rdmalock_value, interest);
+	u64 bits, expected, old;
+	int ret = 0;
+
+	if (rdmalock_name_stale(ls->names, lk->ent))
+		return -ESTALE;
+	mutex_lock(&in->post);
+	spin_lock_bh(&in->lock);
+	bits = rdmalock_interest_bits(in, ls->self);
+	spin_unlock_bh(&in->lock);
+	if (always || bits != in->posted) {
+		/* Lock-free: a swap that fails found another node's success. */
+		for (expected = in->seen;; expected = old) {
+			ret = rdmalock_fabric_cas(ls->fabric, lk->home, off, expected,
+						  (expected & ~mine) | bits, &old);
+			if (ret || old == expected || (old & mine) == bits)
+				break;
+		}
+		if (!ret) {
+			in->seen = old == expected ? (expected & ~mine) | bits : old;
+			in->posted = bits;
+		}
+	}
+	*others = in->seen & ~mine;
+	mutex_unlock(&in->post);
+	return ret;
+}
+
+/* Tell the nodes of @nodes that @lk waits for their holders. */
+static int rdmalock_blocking_send(struct rdmalock_lock *lk, u32 nodes)
+{
+	struct rdmalock_lockspace *ls = lk->dom->ls;
+	struct rdmalock_blocking_req req = {
+		.slot = cpu_to_be32(lk->ent->slot),
+		.level = lk->cls + 1,
+		.len = lk->ent->len,
+	};
+	unsigned long bits = nodes & ~BIT(ls->self);
+	u32 node;
+	int ret;
+
+	memcpy(req.name, lk->ent->name, lk->ent->len);
+	for_each_set_bit(node, &bits, ls->num_nodes) {
+		ret = rdmalock_fabric_send(ls->fabric, node, RDMALOCK_BLOCKING_MSG,
+					   &req, sizeof(req));
+		/* A node that cannot be reached leaves, and its holders with it. */
+		if (ret == -ENOBUFS)
+			return -EAGAIN;
+	}
+	return 0;
+}
+
+/**
+ * rdmalock_blocking_wait() - a request of @lk was not granted at once
+ * @lk: a handle on a named lock, not holding it, with @lk->mode set
+ * @how: how it may wait
+ *
+ * Counts it as waiting, and tells the holders it waits for, on this node
+ * and the others. rdmalock_blocking_unwait() ends the wait.
+ *
+ * Context: process context; sleeps.
+ * Return: 0; or the gate's error, -ESTALE, a verb's error or -EAGAIN
+ * when a message could not be queued: the request is not waiting then.
+ */
+int rdmalock_blocking_wait(struct rdmalock_lock *lk, const struct rdmalock_how *how)
+{
+	struct rdmalock_lockspace *ls = lk->dom->ls;
+	struct rdmalock_interest *in = rdmalock_lock_interest(lk);
+	u64 others;
+	int ret;
+
+	lk->cls = rdmalock_lock_class(lk);
+	spin_lock_bh(&in->lock);
+	in->waiting[lk->cls]++;
+	lk->waits = true;
+	rdmalock_interest_tell(in, lk->cls + 1);
+	spin_unlock_bh(&in->lock);
+	ret = rdmalock_gate_enter(ls, how);
+	if (!ret) {
+		ret = rdmalock_interest_post(lk, true, &others);
+		if (!ret)
+			ret = rdmalock_blocking_send(lk,
+						     rdmalock_interest_blocked_by(others, lk->cls));
+		rdmalock_gate_leave(ls);
+	}
+	if (ret) {
+		rdmalock_blocking_unwait(lk);
+		rdmalock_blocking_settle(lk);
+	}
+	return ret;
+}
+
+/**
+ * rdmalock_blocking_unwait() - the wait that rdmalock_blocking_wait() began ended
+ * @lk: the handle
+ *
+ * Its node's bits follow with the next post: rdmalock_blocking_granted()
+ * or rdmalock_blocking_settle().
+ */
+void rdmalock_blocking_unwait(struct rdmalock_lock *lk)
+{
+	struct rdmalock_interest *in = rdmalock_lock_interest(lk);
+
+	if (!lk->waits)
+		return;
+	spin_lock_bh(&in->lock);
+	in->waiting[lk->cls]--;
+	lk->waits = false;
+	spin_unlock_bh(&in->lock);
+}
+
+/**
+ * rdmalock_blocking_granted() - @lk was granted its named lock
+ * @lk: the handle, inside the gate
+ *
+ * A handle with a callback becomes one of its node's holders, and is told
+ * at once of requests that already wait for it.
+ *
+ * Context: process context; sleeps.
+ * Return: 0; or -ESTALE or the verb's error, for a handle with a
+ * callback: no request could tell it, so it must not keep the lock.
+ */
+int rdmalock_blocking_granted(struct rdmalock_lock *lk)
+{
+	struct rdmalock_interest *in = rdmalock_lock_interest(lk);
+	bool hold = lk->blocking;
+	u64 others;
+	int ret;
+
+	lk->cls = rdmalock_lock_class(lk);
+	if (hold) {
+		spin_lock_bh(&in->lock);
+		in->holding[lk->cls]++;
+		list_add_tail(&lk->holding, &in->holders);
+		WRITE_ONCE(lk->blocked, 0);
+		/* This node's waiters: where every field has bit 0. */
+		rdmalock_tell_holder(lk, rdmalock_interest_blocks(rdmalock_interest_bits(in, 0),
+								  lk->cls));
+		spin_unlock_bh(&in->lock);
+	}
+	ret = rdmalock_interest_post(lk, hold, &others);
+	if (ret || !hold) {
+		rdmalock_blocking_unhold(lk);
+		return hold ? ret : 0;
+	}
+	spin_lock_bh(&in->lock);
+	rdmalock_tell_holder(lk, rdmalock_interest_blocks(others, lk->cls));
+	spin_unlock_bh(&in->lock);
+	return 0;
+}
+
+/**
+ * rdmalock_blocking_unhold() - @lk is about to release its lock
+ * @lk: the handle
+ *
+ * It is told nothing more; a callback already queued finds nothing to
+ * tell. Its node's bits follow with rdmalock_blocking_settle().
+ */
+void rdmalock_blocking_unhold(struct rdmalock_lock *lk)
+{
+	struct rdmalock_interest *in;
+
+	if (list_empty(&lk->holding))
+		return;
+	in = rdmalock_lock_interest(lk);
+	spin_lock_bh(&in->lock);
+	in->holding[lk->cls]--;
+	list_del_init(&lk->holding);
+	WRITE_ONCE(lk->blocked, 0);
+	spin_unlock_bh(&in->lock);
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_blocking_unhold);
+
+/**
+ * rdmalock_blocking_settle() - write this node's bits, after a wait or hold ended
+ * @lk: a handle on a named lock, not holding it
+ *
+ * Best effort: bits left behind cost a message or a callback nobody
+ * needs, until the next post of this node or the next view change.
+ *
+ * Context: process context; sleeps.
+ */
+void rdmalock_blocking_settle(struct rdmalock_lock *lk)
+{
+	struct rdmalock_lockspace *ls = lk->dom->ls;
+	u64 others;
+
+	if (rdmalock_gate_enter(ls, &rdmalock_forever))
+		return;
+	rdmalock_interest_post(lk, false, &others);
+	rdmalock_gate_leave(ls);
+}
+
+/**
+ * rdmalock_blocking_cancel() - no callback of @lk runs after this
+ * @lk: the handle, holding nothing
+ *
+ * Context: process context; sleeps, unless called from @lk's callback,
+ * which must not.
+ */
+void rdmalock_blocking_cancel(struct rdmalock_lock *lk)
+{
+	if (lk->blocking_armed)
+		cancel_work_sync(&lk->blocking_work);
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_blocking_cancel);
+
+static void rdmalock_blocking_msg(struct rdmalock_fabric *fabric, u32 node,
+				  u8 type, const void *payload, u32 len, void *ctx)
+{
+	const struct rdmalock_blocking_req *req = payload;
+	struct rdmalock_names *nm = ctx;
+
+	if (len != sizeof(*req) || !rdmalock_lock_name_len_valid(req->len) ||
+	    !req->level || req->level > RDMALOCK_CLASSES) {
+		pr_err_ratelimited("%s: malformed blocking message from node %u\n",
+				   rdmalock_names_ls(nm)->name, node);
+		return;
+	}
+	rdmalock_names_blocked(nm, node, req->name, req->len,
+			       be32_to_cpu(req->slot), req->level);
+}
+
+/**
+ * rdmalock_blocking_attach() - serve blocking messages
+ * @nm: the named locks of a lockspace with a fabric
+ *
+ * Context: process context.
+ */
+void rdmalock_blocking_attach(struct rdmalock_names *nm)
+{
+	WARN_ON_ONCE(rdmalock_fabric_set_handler(rdmalock_names_ls(nm)->fabric,
+						 RDMALOCK_BLOCKING_MSG,
+						 rdmalock_blocking_msg, nm));
+}
