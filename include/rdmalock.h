@@ -73,6 +73,15 @@ void rdmalock_domain_recovery_unregister(struct rdmalock_domain *dom);
  */
 typedef void rdmalock_blocking_fn(void *arg, unsigned int mode);
 
+/**
+ * typedef rdmalock_complete_fn - the end of an asynchronous request
+ * @arg: the argument given with it
+ * @status: 0 when the handle holds its lock, else why not
+ *
+ * See rdmalock_lock_async().
+ */
+typedef void rdmalock_complete_fn(void *arg, int status);
+
 struct rdmalock_lock *rdmalock_lock_get(struct rdmalock_domain *dom, u64 id);
 struct rdmalock_lock *rdmalock_lock_get_name(struct rdmalock_domain *dom,
 					     const void *name, u32 len);
@@ -88,6 +97,9 @@ int rdmalock_lock_killable(struct rdmalock_lock *lk, unsigned int mode);
 int rdmalock_lock_timeout(struct rdmalock_lock *lk, unsigned int mode,
 			  unsigned long timeout);
 int rdmalock_trylock(struct rdmalock_lock *lk, unsigned int mode);
+int rdmalock_lock_async(struct rdmalock_lock *lk, unsigned int mode,
+			rdmalock_complete_fn *done, void *arg);
+int rdmalock_lock_cancel(struct rdmalock_lock *lk);
 int rdmalock_unlock(struct rdmalock_lock *lk);
 
 #endif /* _RDMALOCK_H */

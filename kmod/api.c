@@ -123,6 +123,7 @@ int rdmalock_lock_setup(struct rdmalock_lock *lk, struct rdmalock_domain *dom,
  */
 void rdmalock_lock_teardown(struct rdmalock_lock *lk)
 {
+	rdmalock_request_forget(lk);
 	rdmalock_blocking_cancel(lk);
 	if (lk->ent)
 		rdmalock_name_put(rdmalock_lock_names(lk), lk->ent);
@@ -196,16 +197,18 @@ EXPORT_SYMBOL_GPL(rdmalock_lock_get_name);
 
 /**
  * rdmalock_lock_put() - free a handle from rdmalock_lock_get()
- * @lk: the handle; it must not hold its lock (if it does, that is a bug,
- *	warned about, and the lock is released)
+ * @lk: the handle; it must not hold its lock nor ask for it (if it does,
+ *	that is a bug, warned about: the request is cancelled, and the lock
+ *	released)
  *
  * Waits for its blocking callback, if one runs.
  *
- * Context: process context; may sleep; not from the handle's blocking
- * callback.
+ * Context: process context; may sleep; not from the handle's callbacks.
  */
 void rdmalock_lock_put(struct rdmalock_lock *lk)
 {
+	/* A request that ends with a grant leaves @lk->w behind it. */
+	rdmalock_request_forget(lk);
 	if (WARN_ON_ONCE(lk->w))
 		rdmalock_unlock(lk);
 	rdmalock_lock_teardown(lk);
@@ -454,8 +457,8 @@ static int rdmalock_release_value(struct rdmalock_lock *lk)
  * since the destruction is what did; and a grant that came meanwhile is
  * released again while the destruction waits for this call to leave.
  */
-static int rdmalock_acquire(struct rdmalock_lock *lk, unsigned int mode,
-			    const struct rdmalock_how *how)
+int rdmalock_acquire(struct rdmalock_lock *lk, unsigned int mode,
+		     const struct rdmalock_how *how)
 {
 	struct rdmalock_domain *dom = lk->dom;
 	int ret;

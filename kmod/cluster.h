@@ -13,6 +13,7 @@
 
 #include "fabric.h"
 #include "floor.h"
+#include "locks.h"
 #include "membership.h"
 #include "viewclient.h"
 
@@ -69,6 +70,13 @@ struct rdmalock_lock {
 	u8 cls;				/* the class it waits or holds in */
 	bool waits;			/* counted as waiting */
 	u8 blocked;			/* level told since the grant */
+	struct work_struct request_work; /* once @request_armed (request.c) */
+	bool request_armed;
+	unsigned long request_busy;
+	unsigned int request_mode;
+	rdmalock_complete_fn *done;
+	void *done_arg;
+	struct rdmalock_cancel cancel;
 };
 
 void rdmalock_lock_init(struct rdmalock_lock *lk, struct rdmalock_domain *dom,
@@ -78,6 +86,9 @@ int rdmalock_lock_setup(struct rdmalock_lock *lk, struct rdmalock_domain *dom,
 int rdmalock_lock_setup_name(struct rdmalock_lock *lk, struct rdmalock_domain *dom,
 			     const void *name, u32 len);
 void rdmalock_lock_teardown(struct rdmalock_lock *lk);
+int rdmalock_acquire(struct rdmalock_lock *lk, unsigned int mode,
+		     const struct rdmalock_how *how);
+void rdmalock_request_forget(struct rdmalock_lock *lk);
 
 #if IS_ENABLED(CONFIG_KUNIT)
 int rdmalock_domain_check(const struct rdmalock_domain_create *req,

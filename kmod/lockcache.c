@@ -10,6 +10,11 @@
  * requests that time out. RDMALOCK_RUN_F_DEAF ignores the callbacks: the
  * negative control that shows that.
  *
+ * With RDMALOCK_RUN_F_ASYNC, every lock is asked for with an asynchronous
+ * request, and one request in four is cancelled as soon as it is made:
+ * it ends without the lock (-ECANCELED), or with it when the grant came
+ * first, and either way exclusion and the counters must hold.
+ *
  * Each lock's LVB carries its guarded counter: an exclusive critical
  * section adds one to both, and every critical section, shared or
  * exclusive, first checks that they are equal. An LVB lost or left
@@ -20,6 +25,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/bitops.h>
+#include <linux/completion.h>
 #include <linux/delay.h>
 #include <linux/mutex.h>
 #include <linux/slab.h>
@@ -44,6 +50,8 @@
  * @lvb_ok: @lvb carries the counter: it was valid, or was rebuilt
  * @errors: releases of the callbacks that failed
  * @first_error: the first of them
+ * @requested: an asynchronous request of @lk ended
+ * @status: how
  * @lvb: the lock value block; its first word, the lock's counter
  */
 struct rdmalock_run_cached {
@@ -57,6 +65,8 @@ struct rdmalock_run_cached {
 	bool lvb_ok;
 	u64 errors;
 	int first_error;
+	struct completion requested;
+	int status;
 	u64 lvb[RDMALOCK_LVB_MAX / sizeof(u64)];
 };
 
@@ -141,6 +151,47 @@ static int rdmalock_run_cache_cs(struct rdmalock_run_thread *t,
 	return ret;
 }
 
+static void rdmalock_run_requested(void *arg, int status)
+{
+	struct rdmalock_run_cached *c = arg;
+
+	c->status = status;
+	complete(&c->requested);
+}
+
+/*
+ * Under @c->use: an asynchronous request, cancelled at once one time in
+ * four. One that has not ended within the run's lock timeout is
+ * cancelled then, and counts as an error unless the run ended meanwhile.
+ * Return: 0 with the lock, or why not.
+ */
+static int rdmalock_run_request(struct rdmalock_run_thread *t,
+				struct rdmalock_run_cached *c, unsigned int mode)
+{
+	bool late = false;
+	int ret;
+
+	reinit_completion(&c->requested);
+	ret = rdmalock_lock_async(&c->lk, mode, rdmalock_run_requested, c);
+	if (ret) {
+		rdmalock_run_error(t, ret);
+		return ret;
+	}
+	if (!(prandom_u32_state(&t->rnd) % 4))
+		rdmalock_lock_cancel(&c->lk);
+	if (!wait_for_completion_timeout(&c->requested, t->run->lock_timeout)) {
+		late = true;
+		rdmalock_lock_cancel(&c->lk);
+		wait_for_completion(&c->requested);
+	}
+	ret = c->status;
+	if (ret == -ECANCELED && !late)
+		t->cancelled++;
+	else if (ret && time_before(jiffies, t->run->end))
+		rdmalock_run_error(t, late ? -ETIMEDOUT : ret);
+	return ret;
+}
+
 /* Under @c->use: hold @c's lock for a section in @mode, kept or taken. */
 static int rdmalock_run_cache_hold(struct rdmalock_run_thread *t,
 				   struct rdmalock_run_cached *c,
@@ -156,7 +207,10 @@ static int rdmalock_run_cache_hold(struct rdmalock_run_thread *t,
 		t->cached++;
 		return 0;
 	}
-	ret = rdmalock_run_lock(t, &c->lk, mode);
+	if (t->run->req->flags & RDMALOCK_RUN_F_ASYNC)
+		ret = rdmalock_run_request(t, c, mode);
+	else
+		ret = rdmalock_run_lock(t, &c->lk, mode);
 	if (ret)
 		return ret;
 	c->held = true;
@@ -210,6 +264,7 @@ int rdmalock_run_cache_alloc(struct rdmalock_run_thread *t)
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
 		mutex_init(&t->cache[i].use);
+		init_completion(&t->cache[i].requested);
 		t->cache[i].t = t;
 	}
 	return 0;

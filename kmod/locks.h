@@ -138,6 +138,17 @@ struct rdmalock_waiter {
 };
 
 /**
+ * struct rdmalock_cancel - an acquisition that may be cancelled
+ * @requested: set by rdmalock_cancel_request(): the acquisition gives up
+ *	as a timed-out one does, where it waits
+ * @w: its descriptor while it runs, so that the canceller can wake it
+ */
+struct rdmalock_cancel {
+	bool requested;
+	struct rdmalock_waiter *w;
+};
+
+/**
  * struct rdmalock_how - how an acquisition may wait
  * @deadline: jiffies after which it gives up, if @timed
  * @timed: it has a deadline
@@ -148,6 +159,7 @@ struct rdmalock_waiter {
  *	resolved); asked inside the gate, where no view change moves, and
  *	true ends the acquisition with -ESTALE
  * @stale_arg: its argument
+ * @cancel: if set, a cancellation ends its waits (-ETIMEDOUT)
  */
 struct rdmalock_how {
 	unsigned long deadline;
@@ -156,12 +168,26 @@ struct rdmalock_how {
 	bool try;
 	bool (*stale)(const void *arg);
 	const void *stale_arg;
+	struct rdmalock_cancel *cancel;
 };
+
+static inline bool rdmalock_how_cancelled(const struct rdmalock_how *how)
+{
+	return how->cancel && READ_ONCE(how->cancel->requested);
+}
 
 /* Jiffies left before @how's deadline, which is over at 0 or less. */
 static inline long rdmalock_how_left(const struct rdmalock_how *how)
 {
+	if (rdmalock_how_cancelled(how))
+		return 0;
 	return how->timed ? (long)(how->deadline - jiffies) : MAX_SCHEDULE_TIMEOUT;
+}
+
+/* Has @how's deadline passed, or was it cancelled? */
+static inline bool rdmalock_how_over(const struct rdmalock_how *how)
+{
+	return rdmalock_how_left(how) <= 0;
 }
 
 /**
@@ -283,6 +309,7 @@ const char *rdmalock_algo_check_params(const struct rdmalock_ls_params *params);
  * @num_nodes: nodes in the domain
  * @locks_per_node: lock table slots per node
  * @wq: runs abandoned acquisitions' hand-overs
+ * @request_wq: runs asynchronous lock requests (request.c)
  * @stop_lock: orders queueing on @wq with its destruction
  * @stopping: the domain is going; queue nothing more
  * @closed: the domain was destroyed: acquisitions fail with -ESHUTDOWN
@@ -322,6 +349,7 @@ struct rdmalock_lockspace {
 	u32 num_nodes;
 	u32 locks_per_node;
 	struct workqueue_struct *wq;
+	struct workqueue_struct *request_wq;
 	spinlock_t stop_lock;		/* see @stop_lock above */
 	bool stopping;
 	bool closed;
@@ -394,6 +422,8 @@ int rdmalock_cas(struct rdmalock_lockspace *ls, u32 node, u64 off, u64 expected,
 void rdmalock_event(struct rdmalock_lockspace *ls, u32 idx, u32 gen,
 		    unsigned int event);
 extern const struct rdmalock_how rdmalock_forever;
+void rdmalock_cancel_request(struct rdmalock_lockspace *ls,
+			     struct rdmalock_cancel *cancel);
 
 int rdmalock_desc_decode(u64 ptr, u32 num_nodes, u32 *node, u32 *idx, u32 *gen);
 #if IS_ENABLED(CONFIG_KUNIT)

@@ -45,6 +45,36 @@ static_assert(RDMALOCK_IMM_IDX + 1 >= RDMALOCK_DESC_COUNT);
 const struct rdmalock_how rdmalock_forever;
 
 /**
+ * rdmalock_cancel_request() - cancel an acquisition that may be waiting
+ * @ls: its lockspace
+ * @cancel: its &rdmalock_how.cancel
+ *
+ * The acquisition gives up where it waits, as a timed-out one does. One
+ * that is being granted, or waits where it cannot give up, is granted.
+ *
+ * Context: any.
+ */
+void rdmalock_cancel_request(struct rdmalock_lockspace *ls,
+			     struct rdmalock_cancel *cancel)
+{
+	struct rdmalock_waiter *w;
+
+	WRITE_ONCE(cancel->requested, true);
+	/*
+	 * Pairs with the barrier of the waiter's sleep, between publishing
+	 * its descriptor and looking at @cancel: either it sees the request
+	 * or this sees the descriptor, and wakes it. A descriptor lives as
+	 * long as @ls: one reused meanwhile is only woken for nothing.
+	 */
+	smp_mb();
+	w = READ_ONCE(cancel->w);
+	if (w)
+		wake_up(&w->wq);
+	wake_up_all(&ls->gate_wq);
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_cancel_request);
+
+/**
  * rdmalock_desc_encode() - name a descriptor across the domain
  * @node: the node whose pool it is in
  * @idx: its index there
@@ -319,10 +349,11 @@ int rdmalock_wait_event(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w
 		if (slice <= 0)
 			return -ETIMEDOUT;
 		if (!how->killable)
-			wait_event_timeout(w->wq, rdmalock_wake_cond(ls, w, events),
-					   slice);
+			wait_event_timeout(w->wq, rdmalock_wake_cond(ls, w, events) ||
+					   rdmalock_how_cancelled(how), slice);
 		else if (wait_event_killable_timeout(w->wq,
-						     rdmalock_wake_cond(ls, w, events),
+						     rdmalock_wake_cond(ls, w, events) ||
+						     rdmalock_how_cancelled(how),
 						     slice) < 0)
 			return -EINTR;
 		if (rdmalock_happened(w, events))
@@ -483,7 +514,7 @@ int rdmalock_backoff(struct rdmalock_lockspace *ls, const struct rdmalock_how *h
 		return -ESHUTDOWN;
 	if (rdmalock_gate_shut(ls))
 		return -ERESTART;
-	if (how->timed && time_after_eq(jiffies, how->deadline))
+	if (rdmalock_how_over(how))
 		return -ETIMEDOUT;
 	if (how->killable && fatal_signal_pending(current))
 		return -EINTR;
@@ -627,6 +658,10 @@ rdmalock_lockspace_alloc(const struct rdmalock_fabric_attr *attr, void *region,
 				 attr->name);
 	if (!ls->wq)
 		goto err_free;
+	ls->request_wq = alloc_workqueue("rdmalock-rq-%s",
+					 WQ_UNBOUND | WQ_MEM_RECLAIM, 0, attr->name);
+	if (!ls->request_wq)
+		goto err_free;
 	ls->name = attr->name;
 	ls->region = region;
 	ls->algo = ops;
@@ -654,6 +689,8 @@ rdmalock_lockspace_alloc(const struct rdmalock_fabric_attr *attr, void *region,
 	return ls;
 
 err_free:
+	if (ls->wq)
+		destroy_workqueue(ls->wq);
 	kvfree(ls->waiter_data);
 	kvfree(ls->algo_data);
 	kvfree(ls);
@@ -760,6 +797,8 @@ void rdmalock_lockspace_stop(struct rdmalock_lockspace *ls)
 	spin_unlock_irq(&ls->stop_lock);
 	if (ls->names)
 		rdmalock_names_stop(ls->names);
+	/* Requests still queued fail: the domain is closed. */
+	destroy_workqueue(ls->request_wq);
 	destroy_workqueue(ls->wq);
 }
 EXPORT_SYMBOL_IF_KUNIT(rdmalock_lockspace_stop);
@@ -800,7 +839,7 @@ static bool rdmalock_home_reachable(struct rdmalock_lockspace *ls, u32 home)
 static bool rdmalock_verb_failed(int err, const struct rdmalock_how *how)
 {
 	if (err == -ETIMEDOUT)
-		return !how->timed || time_before(jiffies, how->deadline);
+		return !rdmalock_how_over(how);
 	return err == -EIO || err == -ENOTCONN;
 }
 
@@ -830,9 +869,11 @@ static int rdmalock_await_view_change(struct rdmalock_lockspace *ls, int gen,
 		return err;
 	if (how->killable)
 		wait_event_killable_timeout(ls->gate_wq,
-					    rdmalock_view_moved(ls, gen), left);
+					    rdmalock_view_moved(ls, gen) ||
+					    rdmalock_how_cancelled(how), left);
 	else
-		wait_event_timeout(ls->gate_wq, rdmalock_view_moved(ls, gen), left);
+		wait_event_timeout(ls->gate_wq, rdmalock_view_moved(ls, gen) ||
+				   rdmalock_how_cancelled(how), left);
 	return atomic_read(&ls->gate_gen) != gen ? 0 : err;
 }
 
@@ -854,8 +895,12 @@ static int rdmalock_ls_acquire_once(struct rdmalock_lockspace *ls, u32 home,
 	w->mode = mode;
 	w->home = home;
 	w->slot_off = slot_off;
+	if (how->cancel)
+		WRITE_ONCE(how->cancel->w, w);
 	/* On failure the algorithm has ended the acquisition itself. */
 	ret = ls->algo->acquire(ls, w, how);
+	if (how->cancel)
+		WRITE_ONCE(how->cancel->w, NULL);
 	if (ret)
 		return ret;
 	/*

@@ -108,9 +108,11 @@ int rdmalock_gate_enter(struct rdmalock_lockspace *ls,
 		if (left <= 0)
 			return -ETIMEDOUT;
 		if (!how->killable)
-			wait_event_timeout(ls->gate_wq, rdmalock_gate_moved(ls), left);
+			wait_event_timeout(ls->gate_wq, rdmalock_gate_moved(ls) ||
+					   rdmalock_how_cancelled(how), left);
 		else if (wait_event_killable_timeout(ls->gate_wq,
-						     rdmalock_gate_moved(ls),
+						     rdmalock_gate_moved(ls) ||
+						     rdmalock_how_cancelled(how),
 						     left) < 0)
 			return -EINTR;
 		if (READ_ONCE(ls->closed))

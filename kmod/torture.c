@@ -345,6 +345,7 @@ static void rdmalock_run_collect(struct rdmalock_run_ctx *run,
 		req->errors += t->errors;
 		req->cpu_ns += t->cpu_ns;
 		req->cached += t->cached;
+		req->cancelled += t->cancelled;
 		if (!req->first_error)
 			req->first_error = t->first_error;
 		if (i)
@@ -484,8 +485,9 @@ static int rdmalock_run_check(const struct rdmalock_run *req,
 {
 	bool runs = req->op == RDMALOCK_RUN_TORTURE || req->op == RDMALOCK_RUN_BENCH;
 
-	if (req->pad0 || req->pad ||
-	    (req->flags & ~(RDMALOCK_RUN_F_CACHE | RDMALOCK_RUN_F_DEAF)) ||
+	if (req->pad0 || req->cancelled ||
+	    (req->flags & ~(RDMALOCK_RUN_F_CACHE | RDMALOCK_RUN_F_DEAF |
+			    RDMALOCK_RUN_F_ASYNC)) ||
 	    req->op < RDMALOCK_RUN_TORTURE || req->op > RDMALOCK_RUN_RESET ||
 	    !req->num_locks || req->num_locks > RDMALOCK_RUN_MAX_LOCKS ||
 	    req->local_pct > 100 || req->read_pct > 100 ||

@@ -46,6 +46,7 @@ struct rdmalock_run_thread {
 	int first_error;
 	u64 cpu_ns;
 	u64 cached;
+	u32 cancelled;
 	struct rdmalock_run_cached *cache;	/* RDMALOCK_RUN_F_CACHE */
 	u64 hist[RDMALOCK_HIST_LEN];
 };

@@ -8,7 +8,8 @@
  * cohort's head is played by the test itself, with the loads and stores
  * its RDMA READ and WRITE would make, to show the budget handing the
  * lock over. test-none, which excludes nothing, runs through the same
- * harness as the negative control: the harness must catch it.
+ * harness as the negative control: the harness must catch it. A waiter
+ * whose acquisition is cancelled leaves the queue whole.
  */
 #include <kunit/test.h>
 #include <linux/delay.h>
@@ -51,6 +52,7 @@ struct cohort_thread {
 	struct completion done;
 	int id;
 	int loops;			/* 0: until c->stop */
+	struct rdmalock_cancel *cancel;	/* NULL: not cancellable */
 	int ret;
 };
 
@@ -127,6 +129,7 @@ static int cohort_thread_fn(void *data)
 {
 	struct cohort_thread *t = data;
 	struct cohort *c = t->c;
+	const struct rdmalock_how how = { .cancel = t->cancel };
 	struct rdmalock_waiter *w;
 	int i;
 
@@ -134,7 +137,7 @@ static int cohort_thread_fn(void *data)
 		if (!t->loops && READ_ONCE(c->stop))
 			break;
 		t->ret = rdmalock_ls_acquire(c->ls, 0, c->slot_off,
-					     RDMALOCK_MODE_EX, &forever, &w);
+					     RDMALOCK_MODE_EX, &how, &w);
 		if (t->ret)
 			break;
 		cohort_critical(c, t->id, i);
@@ -147,7 +150,9 @@ static int cohort_thread_fn(void *data)
 	return 0;
 }
 
-static struct cohort_thread *cohort_start(struct cohort *c, int id, int loops)
+static struct cohort_thread *
+cohort_start_cancellable(struct cohort *c, int id, int loops,
+			 struct rdmalock_cancel *cancel)
 {
 	struct cohort_thread *t = kunit_kzalloc(c->test, sizeof(*t), GFP_KERNEL);
 
@@ -155,10 +160,16 @@ static struct cohort_thread *cohort_start(struct cohort *c, int id, int loops)
 	t->c = c;
 	t->id = id;
 	t->loops = loops;
+	t->cancel = cancel;
 	init_completion(&t->done);
 	t->task = kthread_run(cohort_thread_fn, t, "rdmalock-kunit/%d", id);
 	KUNIT_ASSERT_FALSE(c->test, IS_ERR(t->task));
 	return t;
+}
+
+static struct cohort_thread *cohort_start(struct cohort *c, int id, int loops)
+{
+	return cohort_start_cancellable(c, id, loops, NULL);
 }
 
 static void cohort_join(struct cohort_thread *t)
@@ -420,6 +431,36 @@ static void fence_loses_holder_and_waiter(struct kunit *test)
 	cohort_destroy(c);
 }
 
+/*
+ * A cancelled waiter gives up as a timed-out one does, and leaves the
+ * queue whole: the holder's release and later acquisitions go on. Until
+ * the cancellation it waits: the cancellation is what ends it.
+ */
+static void a_cancelled_waiter_leaves_the_queue(struct kunit *test)
+{
+	struct cohort *c = cohort_create(test, RDMALOCK_ALGO_ALOCK, 2);
+	u64 *tail_l = cohort_word(c, TAIL_L);
+	struct rdmalock_cancel cancel = {};
+	struct rdmalock_waiter *h;
+	struct cohort_thread *t;
+
+	KUNIT_ASSERT_EQ(test, rdmalock_ls_acquire(c->ls, 0, c->slot_off,
+						  RDMALOCK_MODE_EX, &forever, &h), 0);
+	t = cohort_start_cancellable(c, 1, 1, &cancel);
+	KUNIT_ASSERT_TRUE(test, cohort_wait_for(READ_ONCE(*tail_l) != h->me));
+	msleep(100);
+	KUNIT_EXPECT_FALSE(test, completion_done(&t->done));
+	rdmalock_cancel_request(c->ls, &cancel);
+	KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&t->done,
+							    msecs_to_jiffies(WAIT_MS)));
+	KUNIT_EXPECT_EQ(test, t->ret, -ETIMEDOUT);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&c->entries), 0);
+	KUNIT_EXPECT_EQ(test, rdmalock_ls_release(c->ls, h), 0);
+	cohort_join(cohort_start(c, 2, 10));
+	KUNIT_EXPECT_EQ(test, atomic64_read(&c->entries), 10);
+	cohort_destroy(c);
+}
+
 static struct kunit_case rdmalock_alock_local_cases[] = {
 	KUNIT_CASE(local_cohort_excludes),
 	KUNIT_CASE(harness_catches_no_exclusion),
@@ -428,6 +469,7 @@ static struct kunit_case rdmalock_alock_local_cases[] = {
 	KUNIT_CASE(view_change_keeps_holder),
 	KUNIT_CASE(view_change_without_claim_is_caught),
 	KUNIT_CASE(fence_loses_holder_and_waiter),
+	KUNIT_CASE(a_cancelled_waiter_leaves_the_queue),
 	{}
 };
 

@@ -283,7 +283,7 @@ static const struct run_cmd {
 	unsigned int op;
 	const char *opts;	/* the options it takes, by their short name */
 } run_cmds[] = {
-	{ "torture", RDMALOCK_RUN_TORTURE, "TDNLRZCKF" },
+	{ "torture", RDMALOCK_RUN_TORTURE, "TDNLRZCKFA" },
 	{ "bench", RDMALOCK_RUN_BENCH, "TDNLRZC" },
 	{ "counters", RDMALOCK_RUN_COUNTERS, "NC" },
 	{ "counters-reset", RDMALOCK_RUN_RESET, "N" },
@@ -331,6 +331,7 @@ static int parse_run_args(int argc, char **argv, const struct run_cmd *rc,
 		{ "counts", required_argument, NULL, 'C' },
 		{ "cache", no_argument, NULL, 'K' },
 		{ "deaf", no_argument, NULL, 'F' },
+		{ "async", no_argument, NULL, 'A' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct rdmalock_run *req = &a->req;
@@ -380,6 +381,9 @@ static int parse_run_args(int argc, char **argv, const struct run_cmd *rc,
 			break;
 		case 'F':
 			req->flags |= RDMALOCK_RUN_F_CACHE | RDMALOCK_RUN_F_DEAF;
+			break;
+		case 'A':
+			req->flags |= RDMALOCK_RUN_F_CACHE | RDMALOCK_RUN_F_ASYNC;
 			break;
 		default:
 			return -1;
@@ -450,6 +454,8 @@ static void print_result(const struct rdmalock_run *r)
 		printf("cached: %llu\n", (unsigned long long)r->cached);
 		printf("blocked: %llu\n", (unsigned long long)r->blocked);
 	}
+	if (r->flags & RDMALOCK_RUN_F_ASYNC)
+		printf("cancelled: %u\n", r->cancelled);
 	printf("throughput_per_s: %.1f\n", ratio(acq * 1e9, r->wall_ns));
 	printf("cpu_pct: %.1f\n", ratio(100.0 * r->cpu_ns, r->wall_ns));
 }

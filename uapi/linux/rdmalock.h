@@ -629,6 +629,7 @@ struct rdmalock_lock_value {
 /* Flags of &rdmalock_run. */
 #define RDMALOCK_RUN_F_CACHE		_BITUL(0)	/* keep locks until asked */
 #define RDMALOCK_RUN_F_DEAF		_BITUL(1)	/* ... and never hear it */
+#define RDMALOCK_RUN_F_ASYNC		_BITUL(2)	/* ask asynchronously */
 
 #define RDMALOCK_RUN_MAX_THREADS	64
 #define RDMALOCK_RUN_MAX_LOCKS		65536
@@ -646,7 +647,9 @@ struct rdmalock_lock_value {
  *	exclusive); the lock value block carries the guarded counter, which
  *	every critical section checks against it. DEAF also: the callbacks
  *	are ignored, so that requests for a kept lock wait until they time
- *	out: the negative control of CACHE. Else zero
+ *	out: the negative control of CACHE. ASYNC also: every lock is
+ *	asked for with an asynchronous request, and one request in four is
+ *	cancelled as soon as it is made. Else zero
  * @name: in: NUL-terminated name of the domain
  * @op: in: RDMALOCK_RUN_*
  * @threads: in: TORTURE, BENCH: kernel threads, 1 to
@@ -671,7 +674,7 @@ struct rdmalock_lock_value {
  *	lost theirs, in the lock's owner word
  * @errors: out: acquisitions that failed (timed out, node lost, ...)
  * @first_error: out: the first negative errno of those, or 0
- * @pad: zero
+ * @cancelled: in: zero. Out: ASYNC: requests a cancellation ended
  * @lat_p50_ns: out: median time from asking for a lock to holding it
  * @lat_p99_ns: out: its 99th percentile
  * @lat_p999_ns: out: its 99.9th percentile
@@ -715,7 +718,7 @@ struct rdmalock_run {
 	__u64 violations;
 	__u64 errors;
 	__s32 first_error;
-	__u32 pad;
+	__u32 cancelled;
 	__u64 lat_p50_ns;
 	__u64 lat_p99_ns;
 	__u64 lat_p999_ns;

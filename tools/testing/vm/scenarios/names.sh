@@ -19,7 +19,8 @@
 #    its counter, checked by every critical section: no violation,
 #    counters exact, callbacks heard on every node; with the callbacks
 #    ignored (--deaf, the negative control), requests for kept locks time
-#    out;
+#    out; with asynchronous requests (--async), a quarter of them cancelled
+#    as soon as made: the same, and requests were cancelled;
 #  - the last node dies holding a reference: the view change without it
 #    frees its slot at the home, and the survivors go on resolving;
 #  - lock values: an exclusive holder writes its LVB back, a shared grant
@@ -202,6 +203,13 @@ torture_cached() {
 		counters_exact "$dom" "$tag" 6
 }
 
+# async_round: lock caching with asynchronous requests, some cancelled.
+async_round() {
+	cached_round nm-alock async --async --threads 4 \
+		--duration $((2 * TORTURE_MS)) --locks 6 --local 50 &&
+		grep -q '^cancelled: [1-9]' /tmp/out-async
+}
+
 # deaf_round: with the callbacks ignored, the torture fails, by requests
 # for kept locks that time out, and by nothing else.
 deaf_round() {
@@ -227,11 +235,11 @@ torture_named() {
 }
 
 if [ "$VMTEST_NODE" -eq 0 ]; then
-	tap_plan 29
+	tap_plan 31
 elif [ "$VMTEST_NODE" -eq "$victim" ]; then
-	tap_plan 22
-else
 	tap_plan 24
+else
+	tap_plan 26
 fi
 kmemleak_forget
 tap_check "rdmalock.ko loads" load_rdmalock
@@ -292,6 +300,9 @@ torture_named nm-alock alock-50 --local 50
 torture_named nm-shift shift-50 --local 50 --read 50
 torture_cached nm-alock cache-alock --local 50
 torture_cached nm-shift cache-shift --local 50 --read 50
+tap_check "caching torture with async requests: no violation, some cancelled" async_round
+tap_check "caching torture with async requests: counters exact" \
+	counters_exact nm-alock async 6
 tap_check "with the callbacks ignored, requests for kept locks time out" deaf_round
 
 [ "$VMTEST_NODE" -ne 0 ] ||
