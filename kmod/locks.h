@@ -452,7 +452,8 @@ void rdmalock_gate_leave(struct rdmalock_lockspace *ls);
 void rdmalock_gate_set(struct rdmalock_lockspace *ls, int gate, u32 members);
 bool rdmalock_recovery_quiesce(struct rdmalock_lockspace *ls,
 			       bool (*stale)(void *arg), void *arg);
-void rdmalock_recovery_reset(struct rdmalock_lockspace *ls, u32 members);
+void rdmalock_recovery_reset(struct rdmalock_lockspace *ls, u32 members,
+			     u32 restarted);
 int rdmalock_recovery_claim(struct rdmalock_lockspace *ls, u32 members);
 void rdmalock_recovery_fence(struct rdmalock_lockspace *ls);
 int rdmalock_recover_word0(struct rdmalock_lockspace *ls,

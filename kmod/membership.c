@@ -73,6 +73,8 @@ struct rdmalock_mb_msg {
 	__le32 phase;		/* PROPOSE, ACK; LEASE: MB_LEASE_RENEWS or 0 */
 	/* ACK, LEASE: the nodes the sender sees up; PROPOSE: its lease, ms */
 	__le32 up;
+	/* PROPOSE: the members that restarted; ACK: the sender, if it did */
+	__le32 restarted;
 };
 
 /**
@@ -88,6 +90,8 @@ struct rdmalock_mb_msg {
  * @epoch: the proposal this node follows: its epoch, ...
  * @coord: ... its coordinator ...
  * @members: ... and its members
+ * @restarted: ... and those of them that restarted: they left a view, by
+ *	a fence or a reload, and come back holding nothing of it
  * @want: the phase of it the coordinator asked for last
  * @done: the last phase of it this node has completed
  * @poisoned: this node fenced itself while following it: it completes no
@@ -106,6 +110,7 @@ struct rdmalock_mb_msg {
  * @lease_sent: when this node last sent its leases
  * @c_epoch: as coordinator: the proposal under way, 0 for none
  * @c_members: its members
+ * @c_restarted: those that restarted, from their PREPARE acknowledgment
  * @c_phase: its phase
  * @c_acked: the members that acknowledged that phase
  * @c_up: the nodes each member saw up, from its PREPARE acknowledgment
@@ -140,6 +145,7 @@ struct rdmalock_membership {
 	u64 epoch;
 	u32 coord;
 	u32 members;
+	u32 restarted;
 	unsigned int want;
 	unsigned int done;
 	bool poisoned;
@@ -156,6 +162,7 @@ struct rdmalock_membership {
 	unsigned long lease_sent;
 	u64 c_epoch;
 	u32 c_members;
+	u32 c_restarted;
 	unsigned int c_phase;
 	u32 c_acked;
 	u32 c_up[RDMALOCK_MAX_NODES];
@@ -252,7 +259,8 @@ static u32 rdmalock_mb_up(struct rdmalock_membership *mb)
 }
 
 static void rdmalock_mb_send(struct rdmalock_membership *mb, u32 node, u8 type,
-			     u64 epoch, u32 coord, u32 members, u32 phase, u32 up)
+			     u64 epoch, u32 coord, u32 members, u32 phase, u32 up,
+			     u32 restarted)
 {
 	struct rdmalock_mb_msg msg = {
 		.epoch = cpu_to_le64(epoch),
@@ -260,6 +268,7 @@ static void rdmalock_mb_send(struct rdmalock_membership *mb, u32 node, u8 type,
 		.members = cpu_to_le32(members),
 		.phase = cpu_to_le32(phase),
 		.up = cpu_to_le32(up),
+		.restarted = cpu_to_le32(restarted),
 	};
 
 	/* A lost message is sent again: the phase or lease is resent. */
@@ -301,6 +310,7 @@ struct rdmalock_mb_step_ctx {
 	struct rdmalock_membership *mb;
 	u64 epoch;
 	u32 coord;
+	u32 restarted;
 };
 
 static bool rdmalock_mb_step_stale(void *arg)
@@ -443,7 +453,7 @@ static bool rdmalock_mb_commit(struct rdmalock_membership *mb,
 	trace_rdmalock_view_commit(mb->name, c->epoch, c->coord, members);
 	pr_info("%s: view %llu: members %*pbl, coordinator %u\n", mb->name,
 		c->epoch, mb->num_nodes, &bits, c->coord);
-	rdmalock_view_client_done(mb->vc, members, c->epoch);
+	rdmalock_view_client_done(mb->vc, members, c->restarted, c->epoch);
 	return true;
 }
 
@@ -459,7 +469,7 @@ static bool rdmalock_mb_do_phase(struct rdmalock_membership *mb,
 		ok = rdmalock_mb_prepare(mb, c, members);
 		break;
 	case MB_RESET:
-		rdmalock_recovery_reset(mb->ls, members);
+		rdmalock_recovery_reset(mb->ls, members, c->restarted);
 		break;
 	case MB_CLAIM:
 		/* A claim that failed may have half happened: reset it later. */
@@ -497,15 +507,18 @@ static void rdmalock_mb_step(struct work_struct *work)
 						      step);
 	struct rdmalock_mb_step_ctx c = { .mb = mb };
 	unsigned int phase, done;
+	u32 members, restarted;
 	bool poisoned;
-	u32 members;
 
 	if (READ_ONCE(mb->stopping))
 		return;
 	spin_lock_bh(&mb->lock);
 	c.epoch = mb->epoch;
 	c.coord = mb->coord;
+	c.restarted = mb->restarted;
 	members = mb->members;
+	/* Not a member of the last view it knew: it holds nothing of it. */
+	restarted = mb->member ? 0 : BIT(mb->self);
 	phase = mb->want;
 	done = mb->done;
 	poisoned = mb->poisoned;
@@ -518,7 +531,8 @@ static void rdmalock_mb_step(struct work_struct *work)
 	rdmalock_mb_renewing(mb, c.coord);
 	spin_unlock_bh(&mb->lock);
 	rdmalock_mb_send(mb, c.coord, RDMALOCK_MB_MSG_ACK, c.epoch, c.coord, 0,
-			 phase, rdmalock_mb_up(mb));
+			 phase, rdmalock_mb_up(mb),
+			 phase == MB_PREPARE ? restarted : 0);
 }
 
 static void rdmalock_mb_queue_step(struct rdmalock_membership *mb)
@@ -534,6 +548,7 @@ static void rdmalock_mb_adopt(struct rdmalock_membership *mb, u64 epoch,
 	mb->epoch = epoch;
 	mb->coord = coord;
 	mb->members = members;
+	mb->restarted = 0;
 	mb->done = MB_NONE;
 	mb->poisoned = false;
 	/* A step of an older one stops waiting. */
@@ -581,10 +596,13 @@ static void rdmalock_mb_on_propose(struct rdmalock_membership *mb, u32 node,
 		 * the epochs since. Tell it the one followed here.
 		 */
 		rdmalock_mb_send(mb, node, RDMALOCK_MB_MSG_LEASE, mb->epoch,
-				 mb->coord, 0, 0, 0);
+				 mb->coord, 0, 0, 0, 0);
 		goto out;
 	}
 	mb->renewed_by[node] = jiffies;
+	/* Known once every member has acknowledged PREPARE. */
+	if (phase != MB_PREPARE)
+		mb->restarted = le32_to_cpu(msg->restarted) & members;
 	mb->want = phase;
 	step = true;
 out:
@@ -604,7 +622,8 @@ static void rdmalock_mb_send_phase(struct rdmalock_membership *mb)
 		rdmalock_mb_renewing(mb, i);
 		rdmalock_mb_send(mb, i, RDMALOCK_MB_MSG_PROPOSE, mb->c_epoch,
 				 mb->self, mb->c_members, mb->c_phase,
-				 jiffies_to_msecs(mb->lease));
+				 jiffies_to_msecs(mb->lease),
+				 mb->c_phase == MB_PREPARE ? 0 : mb->c_restarted);
 	}
 	mb->c_sent = jiffies;
 }
@@ -617,6 +636,7 @@ static void rdmalock_mb_propose(struct rdmalock_membership *mb, u32 members)
 	mb->c_epoch = max3(mb->seen, mb->epoch, mb->view_epoch) + 1;
 	mb->seen = mb->c_epoch;
 	mb->c_members = members;
+	mb->c_restarted = mb->member ? 0 : BIT(mb->self);
 	mb->c_phase = MB_PREPARE;
 	mb->c_acked = 0;
 	mb->c_started = jiffies;
@@ -677,8 +697,10 @@ static void rdmalock_mb_on_ack(struct rdmalock_membership *mb, u32 node,
 		if (epoch == mb->epoch && mb->coord == mb->self)
 			mb->renewed_by[node] = jiffies;
 		mb->c_acked |= BIT(node);
-		if (mb->c_phase == MB_PREPARE)
+		if (mb->c_phase == MB_PREPARE) {
 			mb->c_up[node] = le32_to_cpu(msg->up) | BIT(node);
+			mb->c_restarted |= le32_to_cpu(msg->restarted) & BIT(node);
+		}
 		if (mb->c_acked == mb->c_members)
 			rdmalock_mb_advance(mb);
 	}
@@ -764,7 +786,7 @@ int rdmalock_membership_fence_ack(struct rdmalock_membership *mb, u32 node)
 		for (i = 0; i < mb->num_nodes; i++)
 			if (i != mb->self && i != node && (up & BIT(i)))
 				rdmalock_mb_send(mb, i, RDMALOCK_MB_MSG_FENCED, 0, 0,
-						 node, 0, 0);
+						 node, 0, 0, 0);
 	}
 	if (!ret)
 		rdmalock_mb_kick(mb);
@@ -827,7 +849,7 @@ static void rdmalock_mb_renew(struct rdmalock_membership *mb, u32 up)
 			continue;
 		rdmalock_mb_renewing(mb, i);
 		rdmalock_mb_send(mb, i, RDMALOCK_MB_MSG_LEASE, mb->epoch,
-				 mb->coord, 0, MB_LEASE_RENEWS, up);
+				 mb->coord, 0, MB_LEASE_RENEWS, up, 0);
 	}
 }
 
@@ -859,7 +881,7 @@ static void rdmalock_mb_ask_view_change(struct rdmalock_membership *mb, u32 up)
 		return;
 	mb->asked = jiffies;
 	mb->want_pending = false;
-	rdmalock_mb_send(mb, __ffs(up), RDMALOCK_MB_MSG_RECOVER, 0, 0, 0, 0, 0);
+	rdmalock_mb_send(mb, __ffs(up), RDMALOCK_MB_MSG_RECOVER, 0, 0, 0, 0, 0, 0);
 }
 
 /* Under @mb->lock: the nodes a proposal of this coordinator would have. */

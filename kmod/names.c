@@ -688,19 +688,21 @@ static void rdmalock_names_forget(struct rdmalock_names *nm, u32 stale)
  * rdmalock_names_view() - a view change resets the lock tables
  * @nm: the node's named locks
  * @members: the new view's members
+ * @restarted: those of them that come back holding nothing of before
  *
- * Called on every member with the domain quiesced: what departed nodes
- * referenced here is forgotten, and this node's resolutions at departed
- * homes are stale.
+ * Called on every member with the domain quiesced: what departed and
+ * restarted nodes referenced here is forgotten, and this node's
+ * resolutions at departed homes are stale. A restarted home kept what
+ * the others referenced (rdmalock_names_fence()).
  *
  * Context: process context.
  */
-void rdmalock_names_view(struct rdmalock_names *nm, u32 members)
+void rdmalock_names_view(struct rdmalock_names *nm, u32 members, u32 restarted)
 {
 	u32 gone = GENMASK(nm->ls->num_nodes - 1, 0) & ~members;
 
 	spin_lock_bh(&nm->lock);
-	rdmalock_restable_drop(nm->table, gone);
+	rdmalock_restable_drop(nm->table, gone | restarted);
 	rdmalock_names_forget(nm, gone);
 	nm->members = members;
 	spin_unlock_bh(&nm->lock);

@@ -88,7 +88,7 @@ struct workqueue_struct *rdmalock_names_cb_wq(struct rdmalock_names *nm);
 void rdmalock_names_blocked(struct rdmalock_names *nm, u32 node, const void *name,
 			    u32 len, u32 slot, u32 level);
 
-void rdmalock_names_view(struct rdmalock_names *nm, u32 members);
+void rdmalock_names_view(struct rdmalock_names *nm, u32 members, u32 restarted);
 void rdmalock_names_fence(struct rdmalock_names *nm);
 u32 rdmalock_names_used(struct rdmalock_names *nm);
 u32 rdmalock_names_cached(struct rdmalock_names *nm);

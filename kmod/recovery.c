@@ -243,6 +243,7 @@ static bool rdmalock_desc_holds(struct rdmalock_lockspace *ls, u32 idx)
  * rdmalock_recovery_reset() - reset this node's lock table and descriptors
  * @ls: the lockspace, quiesced on every member
  * @members: the new view's members
+ * @restarted: those of them that come back holding nothing of before
  *
  * Every lock homed here becomes free, its queue empty; a live holder
  * claims its lock again in the next step. Descriptors that hold nothing
@@ -253,7 +254,8 @@ static bool rdmalock_desc_holds(struct rdmalock_lockspace *ls, u32 idx)
  *
  * Context: process context; sleeps.
  */
-void rdmalock_recovery_reset(struct rdmalock_lockspace *ls, u32 members)
+void rdmalock_recovery_reset(struct rdmalock_lockspace *ls, u32 members,
+			     u32 restarted)
 {
 	struct rdmalock_waiter *w;
 	u32 slot, idx;
@@ -261,8 +263,8 @@ void rdmalock_recovery_reset(struct rdmalock_lockspace *ls, u32 members)
 	if (!ls->gated)
 		return;
 	if (ls->names) {
-		rdmalock_names_view(ls->names, members);
-		rdmalock_values_recover(ls, members);
+		rdmalock_names_view(ls->names, members, restarted);
+		rdmalock_values_recover(ls, members & ~restarted);
 	}
 	/*
 	 * Abandoned grants that came in after this node quiesced, before the

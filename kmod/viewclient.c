@@ -63,18 +63,21 @@ static void rdmalock_view_client_tell(struct rdmalock_view_client *vc)
  * rdmalock_view_client_done() - this node committed a view as a member
  * @vc: the domain's callbacks
  * @members: the view's members
+ * @restarted: those of them that left and came back since the last view
+ *	(fenced, or reloaded), holding nothing of before: for the client,
+ *	they left, and joined again
  * @epoch: its epoch
  *
  * Context: process context, from the membership's work queue.
  */
 void rdmalock_view_client_done(struct rdmalock_view_client *vc, u32 members,
-			       u64 epoch)
+			       u32 restarted, u64 epoch)
 {
 	unsigned long gone;
 	u32 node;
 
 	mutex_lock(&vc->lock);
-	gone = vc->members & ~members;
+	gone = vc->members & (~members | restarted) & ~BIT(vc->self);
 	vc->members = members;
 	vc->epoch = epoch;
 	if (vc->ops) {

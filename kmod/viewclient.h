@@ -32,6 +32,6 @@ struct rdmalock_view_client {
 void rdmalock_view_client_init(struct rdmalock_view_client *vc, u32 self);
 void rdmalock_view_client_prep(struct rdmalock_view_client *vc);
 void rdmalock_view_client_done(struct rdmalock_view_client *vc, u32 members,
-			       u64 epoch);
+			       u32 restarted, u64 epoch);
 
 #endif /* _RDMALOCK_VIEWCLIENT_H */

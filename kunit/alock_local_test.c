@@ -364,7 +364,7 @@ static bool view_change_around_holder(struct kunit *test, bool claim)
 	KUNIT_ASSERT_TRUE(test, rdmalock_recovery_quiesce(c->ls, never_stale, NULL));
 	/* The waiter left without a verb: its descriptor is still named. */
 	KUNIT_EXPECT_NE(test, READ_ONCE(*tail_l), h->me);
-	rdmalock_recovery_reset(c->ls, BIT(0));
+	rdmalock_recovery_reset(c->ls, BIT(0), 0);
 	KUNIT_EXPECT_EQ(test, READ_ONCE(*tail_l), 0);
 	KUNIT_EXPECT_EQ(test, bitmap_weight(c->ls->used, RDMALOCK_DESC_COUNT), 1);
 	if (claim) {

@@ -61,7 +61,7 @@ static int names_test_init(struct kunit *test)
 		return -ENOMEM;
 	}
 	/* This node is a member: it serves its own requests. */
-	rdmalock_names_view(c->nm, BIT(0));
+	rdmalock_names_view(c->nm, BIT(0), 0);
 	test->priv = c;
 	return 0;
 }
@@ -181,7 +181,7 @@ static void a_fence_makes_resolutions_stale(struct kunit *test)
 	 * Back in: the new incarnation's request drops the old reference,
 	 * and the name gets a slot afresh.
 	 */
-	rdmalock_names_view(c->nm, BIT(0));
+	rdmalock_names_view(c->nm, BIT(0), 0);
 	new = get(test, "a");
 	KUNIT_EXPECT_PTR_NE(test, new, old);
 	KUNIT_EXPECT_EQ(test, rdmalock_names_used(c->nm), 1);

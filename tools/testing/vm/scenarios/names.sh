@@ -34,9 +34,13 @@
 #    anew: a fresh slot, its LVB empty and its token above the last one
 #    (with the cached slot it would read the LVB written before the cut);
 #  - the survivors' sample clients, registered for the recovery callbacks,
-#    hear recover_done with their slot at once, then recover_prep,
-#    recover_slot of the dead node (its id plus one) and recover_done
-#    with the new members and a newer generation, in that order.
+#    hear recover_done with their slot at once; the last node destroys
+#    and creates nm-ids again at once, back before its lease ran out: the
+#    clients hear it leave (recover_slot, its id plus one) and come back
+#    (recover_done with every slot), since it holds nothing of before;
+#    when it dies, recover_prep, recover_slot of the dead node and
+#    recover_done with the new members and a newer generation, in that
+#    order.
 . ./lib.sh
 
 : "${TORTURE_MS:=2000}"
@@ -109,19 +113,38 @@ watch_views() {
 	dmesg | grep "rdmalock_example: nm-ids: recover_done: our slot $((VMTEST_NODE + 1)), generation [0-9]*, slots 1,2,3\$"
 }
 
+told_lines() { dmesg | grep 'rdmalock_example: nm-ids: recover_'; }
+
+# mark_told NAME: how many callback lines the client has logged so far.
+mark_told() { told_lines | wc -l >"/tmp/told-mark-$1"; }
+
+# told_in_order NAME SLOT SLOTS: since mark NAME, the client heard
+# recover_prep, recover_slot SLOT and recover_done with SLOTS and a newer
+# generation than the last before the mark, in that order.
+told_in_order() {
+	told_lines | tee /dev/stderr |
+		awk -v from="$(cat "/tmp/told-mark-$1")" -v slot="$2" -v slots="$3" '
+		function gen() { s = $0; sub(/.*generation /, "", s); sub(/,.*/, "", s); return s + 0 }
+		NR <= from { if (/recover_done/) gen0 = gen(); next }
+		/recover_prep$/ && state <= 1 { state = 1; next }
+		$0 ~ ("recover_slot " slot "$") && state == 1 { state = 2; next }
+		/recover_done/ && state == 2 && $0 ~ ("slots " slots "$") && gen() > gen0 { ok = 1 }
+		END { exit !ok }'
+}
+
 # views_told: once nm-ids has a view without the victim, the client was
 # told recover_prep, recover_slot of the victim, and recover_done with
 # the survivors' slots and a newer generation, in that order.
 views_told() {
-	retry 60 view_is nm-ids 0,1 || return 1
-	dmesg | grep 'rdmalock_example: nm-ids: recover_' | tee /dev/stderr |
-		awk -v slot=$((victim + 1)) '
-		function gen() { s = $0; sub(/.*generation /, "", s); sub(/,.*/, "", s); return s + 0 }
-		/recover_done/ && state == 0 { gen0 = gen(); state = 1; next }
-		/recover_prep$/ && (state == 1 || state == 2) { state = 2; next }
-		$0 ~ ("recover_slot " slot "$") && state == 2 { state = 3; next }
-		/recover_done: .*slots 1,2$/ && state == 3 && gen() > gen0 { ok = 1 }
-		END { exit !ok }'
+	retry 60 view_is nm-ids 0,1 && told_in_order death $((victim + 1)) 1,2
+}
+
+# restart_ids: the victim destroys nm-ids and creates it again at once,
+# within its node lease: back before the others could leave it out of a
+# view, but holding nothing of before.
+restart_ids() {
+	ctl domain destroy nm-ids && create nm-ids 7401 alock 2 &&
+		retry 60 domain_up nm-ids
 }
 
 token_of() { sed -n 's/^value: token \([0-9]*\),.*/\1/p'; }
@@ -235,11 +258,11 @@ torture_named() {
 }
 
 if [ "$VMTEST_NODE" -eq 0 ]; then
-	tap_plan 31
+	tap_plan 32
 elif [ "$VMTEST_NODE" -eq "$victim" ]; then
-	tap_plan 24
+	tap_plan 25
 else
-	tap_plan 26
+	tap_plan 27
 fi
 kmemleak_forget
 tap_check "rdmalock.ko loads" load_rdmalock
@@ -319,6 +342,14 @@ barrier resolved-anew
 
 [ "$VMTEST_NODE" -eq "$victim" ] ||
 	tap_check "the sample client hears its slot at registration" watch_views
+mark_told restart
+barrier watching
+[ "$VMTEST_NODE" -ne "$victim" ] ||
+	tap_check "the last node recreates nm-ids at once" restart_ids
+[ "$VMTEST_NODE" -eq "$victim" ] ||
+	tap_check "the client hears the node that restarted leave and come back" \
+		retry 60 told_in_order restart $((victim + 1)) 1,2,3
+barrier restarted
 
 # Lock values on ids homed on node 1, whose slots the checks above do not
 # count. Node 0 references id 4, so that its name outlives the victim.
@@ -346,6 +377,7 @@ if [ "$VMTEST_NODE" -eq 0 ]; then
 	tap_check "node 0 gave the name a slot" used_here_is nm-named 1
 	wget -q -O /tmp/doomed-token "http://$(node_addr "$victim")/doomed-token"
 fi
+mark_told death
 if [ "$VMTEST_NODE" -eq "$victim" ]; then
 	barrier victim-ready
 	die_now
