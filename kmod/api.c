@@ -7,6 +7,7 @@
 
 #include <linux/jiffies.h>
 #include <linux/module.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 
 #include "blocking.h"
@@ -457,8 +458,8 @@ static int rdmalock_release_value(struct rdmalock_lock *lk)
  * since the destruction is what did; and a grant that came meanwhile is
  * released again while the destruction waits for this call to leave.
  */
-int rdmalock_acquire(struct rdmalock_lock *lk, unsigned int mode,
-		     const struct rdmalock_how *how)
+static int rdmalock_acquire_nofs(struct rdmalock_lock *lk, unsigned int mode,
+				 const struct rdmalock_how *how)
 {
 	struct rdmalock_domain *dom = lk->dom;
 	int ret;
@@ -486,6 +487,29 @@ int rdmalock_acquire(struct rdmalock_lock *lk, unsigned int mode,
 	return ret;
 }
 
+/*
+ * Lock calls come from filesystems, on their writeback path too: nothing
+ * they allocate, here or in the fabric, may enter a filesystem's reclaim.
+ */
+int rdmalock_acquire(struct rdmalock_lock *lk, unsigned int mode,
+		     const struct rdmalock_how *how)
+{
+	unsigned int nofs = memalloc_nofs_save();
+	int ret = rdmalock_acquire_nofs(lk, mode, how);
+
+	memalloc_nofs_restore(nofs);
+	return ret;
+}
+
+/* The synchronous calls: not while the handle has a request under way. */
+static int rdmalock_acquire_sync(struct rdmalock_lock *lk, unsigned int mode,
+				 const struct rdmalock_how *how)
+{
+	if (rdmalock_request_busy(lk))
+		return -EBUSY;
+	return rdmalock_acquire(lk, mode, how);
+}
+
 /**
  * rdmalock_lock() - take a lock, sleeping until it is granted
  * @lk: the handle
@@ -504,7 +528,8 @@ int rdmalock_acquire(struct rdmalock_lock *lk, unsigned int mode,
  * fenced (it lost its node lease) while the call waited; -ESHUTDOWN when
  * the domain is or was destroyed: a destroyed domain grants nothing more,
  * and waiters fail at its destruction; -EINVAL for a bad mode; -EBUSY
- * when @lk already holds its lock; -EAGAIN when this node has
+ * when @lk already holds its lock, or has a request under way
+ * (rdmalock_lock_async()); -EAGAIN when this node has
  * RDMALOCK_DESC_COUNT acquisitions under way already. Under ShiftLock
  * with lease recovery only: -ENOTCONN also when the node of the waiter
  * queued before this one is lost; -ECONNRESET when the lock was reset,
@@ -514,7 +539,7 @@ int rdmalock_acquire(struct rdmalock_lock *lk, unsigned int mode,
  */
 int rdmalock_lock(struct rdmalock_lock *lk, unsigned int mode)
 {
-	return rdmalock_acquire(lk, mode, &rdmalock_forever);
+	return rdmalock_acquire_sync(lk, mode, &rdmalock_forever);
 }
 EXPORT_SYMBOL_GPL(rdmalock_lock);
 
@@ -530,7 +555,7 @@ int rdmalock_lock_killable(struct rdmalock_lock *lk, unsigned int mode)
 {
 	static const struct rdmalock_how killable = { .killable = true };
 
-	return rdmalock_acquire(lk, mode, &killable);
+	return rdmalock_acquire_sync(lk, mode, &killable);
 }
 EXPORT_SYMBOL_GPL(rdmalock_lock_killable);
 
@@ -551,7 +576,7 @@ int rdmalock_lock_timeout(struct rdmalock_lock *lk, unsigned int mode,
 		.timed = true,
 	};
 
-	return rdmalock_acquire(lk, mode, &how);
+	return rdmalock_acquire_sync(lk, mode, &how);
 }
 EXPORT_SYMBOL_GPL(rdmalock_lock_timeout);
 
@@ -569,30 +594,12 @@ int rdmalock_trylock(struct rdmalock_lock *lk, unsigned int mode)
 {
 	static const struct rdmalock_how try = { .try = true };
 
-	return rdmalock_acquire(lk, mode, &try);
+	return rdmalock_acquire_sync(lk, mode, &try);
 }
 EXPORT_SYMBOL_GPL(rdmalock_trylock);
 
-/**
- * rdmalock_unlock() - release a lock taken through @lk
- * @lk: the handle
- *
- * The handle is free again whatever this returns.
- *
- * Context: process context; sleeps.
- * Return: 0; -ENOLCK when this node was fenced while @lk held the lock,
- * and -ENOTCONN when the lock's home node left the view meanwhile: the
- * lock was lost, and others may have been granted it since; -ESHUTDOWN
- * when the domain was destroyed while @lk held the lock: likewise;
- * -EINVAL when @lk holds nothing. Under ShiftLock with lease recovery
- * only: -ETIME when the lease had expired before the release: the lock
- * may have been taken from this holder meanwhile, so its critical
- * section may not have been exclusive; -ECONNRESET when the lock was
- * found reset. With an LVB (rdmalock_lock_set_value()) after an exclusive
- * grant, also the error of its write-back: the lock is released all the
- * same, and the LVB keeps its old contents.
- */
-int rdmalock_unlock(struct rdmalock_lock *lk)
+/* rdmalock_unlock(), in a scope where no allocation enters a filesystem. */
+static int rdmalock_unlock_nofs(struct rdmalock_lock *lk)
 {
 	struct rdmalock_domain *dom = lk->dom;
 	struct rdmalock_waiter *w = lk->w;
@@ -616,5 +623,33 @@ int rdmalock_unlock(struct rdmalock_lock *lk)
 		pr_err_ratelimited("%s: lock %llu: release failed: %d\n",
 				   lk->dom->attr.name, lk->id, ret);
 	return ret ?: value_ret;
+}
+
+/**
+ * rdmalock_unlock() - release a lock taken through @lk
+ * @lk: the handle
+ *
+ * The handle is free again whatever this returns.
+ *
+ * Context: process context; sleeps.
+ * Return: 0; -ENOLCK when this node was fenced while @lk held the lock,
+ * and -ENOTCONN when the lock's home node left the view meanwhile: the
+ * lock was lost, and others may have been granted it since; -ESHUTDOWN
+ * when the domain was destroyed while @lk held the lock: likewise;
+ * -EINVAL when @lk holds nothing. Under ShiftLock with lease recovery
+ * only: -ETIME when the lease had expired before the release: the lock
+ * may have been taken from this holder meanwhile, so its critical
+ * section may not have been exclusive; -ECONNRESET when the lock was
+ * found reset. With an LVB (rdmalock_lock_set_value()) after an exclusive
+ * grant, also the error of its write-back: the lock is released all the
+ * same, and the LVB keeps its old contents.
+ */
+int rdmalock_unlock(struct rdmalock_lock *lk)
+{
+	unsigned int nofs = memalloc_nofs_save();
+	int ret = rdmalock_unlock_nofs(lk);
+
+	memalloc_nofs_restore(nofs);
+	return ret;
 }
 EXPORT_SYMBOL_GPL(rdmalock_unlock);

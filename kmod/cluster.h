@@ -88,6 +88,7 @@ int rdmalock_lock_setup_name(struct rdmalock_lock *lk, struct rdmalock_domain *d
 void rdmalock_lock_teardown(struct rdmalock_lock *lk);
 int rdmalock_acquire(struct rdmalock_lock *lk, unsigned int mode,
 		     const struct rdmalock_how *how);
+bool rdmalock_request_busy(const struct rdmalock_lock *lk);
 void rdmalock_request_forget(struct rdmalock_lock *lk);
 
 #if IS_ENABLED(CONFIG_KUNIT)

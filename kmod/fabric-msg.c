@@ -80,6 +80,9 @@ struct rdmalock_msg_ring {
 	struct rdmalock_msg_slot slots[RDMALOCK_RECV_DEPTH];
 };
 
+/* Message buffers in reserve for when the allocator has none. */
+#define RDMALOCK_SEND_RESERVE	64
+
 struct rdmalock_msg_send {
 	struct ib_cqe cqe;
 	struct rdmalock_conn *conn;
@@ -90,6 +93,8 @@ struct rdmalock_msg_send {
 };
 
 static void rdmalock_msg_recv_done(struct ib_cq *cq, struct ib_wc *wc);
+static void rdmalock_msg_send_free(struct rdmalock_fabric *fabric,
+				   struct rdmalock_msg_send *s);
 static void rdmalock_msg_release(struct work_struct *work);
 
 /**
@@ -736,8 +741,7 @@ static void rdmalock_msg_send_done(struct ib_cq *cq, struct ib_wc *wc)
 		atomic64_inc(&s->cnt->failed);
 		rdmalock_conn_wc_failed(conn, wc);
 	}
-	/* The handshake's message carried the region's rkey. */
-	kfree_sensitive(s);
+	rdmalock_msg_send_free(conn->fabric, s);
 	rdmalock_conn_put(conn);
 }
 
@@ -833,7 +837,7 @@ static int rdmalock_msg_send(struct rdmalock_conn *conn, u8 type,
 
 	cnt = &fabric->peers[node].verbs[RDMALOCK_VERB_SEND];
 	s = rdmalock_fault_alloc(NULL, node, RDMALOCK_VERB_SEND, type) ? NULL :
-	    kmalloc(sizeof(*s), GFP_ATOMIC);
+	    mempool_alloc(fabric->send_pool, GFP_ATOMIC);
 	if (!s) {
 		if (rdmalock_msg_send_lost(-ENOMEM, retried))
 			atomic64_inc(&cnt->failed);
@@ -859,7 +863,7 @@ static int rdmalock_msg_send(struct rdmalock_conn *conn, u8 type,
 	ret = rdmalock_msg_post_send(s, flags & RDMALOCK_SEND_HANDSHAKE);
 	if (!ret)
 		return 0;
-	kfree_sensitive(s);
+	rdmalock_msg_send_free(fabric, s);
 	rdmalock_conn_put(conn);
 	if (ret == -ENOMEM)
 		ret = -ENOBUFS;
@@ -1069,10 +1073,28 @@ VISIBLE_IF_KUNIT int rdmalock_heartbeat_check(unsigned int interval_ms,
 EXPORT_SYMBOL_IF_KUNIT(rdmalock_heartbeat_check);
 
 /**
+ * rdmalock_msg_pool_create() - the message buffers of a new fabric
+ * @fabric: the fabric
+ *
+ * Sends are made in any context, lock calls' and hand-overs' among them:
+ * when the allocator has nothing, the pool's reserve still serves.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+VISIBLE_IF_KUNIT int rdmalock_msg_pool_create(struct rdmalock_fabric *fabric)
+{
+	fabric->send_pool = mempool_create_kmalloc_pool(RDMALOCK_SEND_RESERVE,
+							sizeof(struct rdmalock_msg_send));
+	return fabric->send_pool ? 0 : -ENOMEM;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_msg_pool_create);
+
+/**
  * rdmalock_msg_init() - prepare a new fabric for messages
  * @fabric: the fabric, before it makes or accepts any connection
  *
- * Return: 0, or -EINVAL for heartbeat parameters that cannot work.
+ * Return: 0, -EINVAL for heartbeat parameters that cannot work, or
+ * -ENOMEM.
  */
 int rdmalock_msg_init(struct rdmalock_fabric *fabric)
 {
@@ -1086,7 +1108,25 @@ int rdmalock_msg_init(struct rdmalock_fabric *fabric)
 	fabric->domain_hash = jhash(fabric->attr.name,
 				    strnlen(fabric->attr.name, RDMALOCK_NAME_MAX), 0);
 	INIT_DELAYED_WORK(&fabric->heartbeat_work, rdmalock_heartbeat);
-	return 0;
+	return rdmalock_msg_pool_create(fabric);
+}
+
+/**
+ * rdmalock_msg_exit() - free what rdmalock_msg_init() made
+ * @fabric: a fabric without connections, or one that never had any
+ */
+void rdmalock_msg_exit(struct rdmalock_fabric *fabric)
+{
+	mempool_destroy(fabric->send_pool);
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_msg_exit);
+
+/* The handshake's message carried the region's rkey. */
+static void rdmalock_msg_send_free(struct rdmalock_fabric *fabric,
+				   struct rdmalock_msg_send *s)
+{
+	memzero_explicit(s, sizeof(*s));
+	mempool_free(s, fabric->send_pool);
 }
 
 /**

@@ -13,6 +13,7 @@
 #include <linux/completion.h>
 #include <linux/kref.h>
 #include <linux/list.h>
+#include <linux/mempool.h>
 #include <linux/mutex.h>
 #include <linux/semaphore.h>
 #include <linux/spinlock.h>
@@ -241,6 +242,8 @@ struct rdmalock_fabric {
 	struct list_head entry;		/* rdmalock_fabrics, see fabric.c */
 	bool detached;			/* from its device; rdmalock_fabrics_mutex */
 	struct workqueue_struct *wq;
+	mempool_t *send_pool;		/* message buffers (fabric-msg.c) */
+	mempool_t *bounce_pool;		/* synchronous verbs' (fabric-verbs.c) */
 	struct rdma_cm_id *listen_id;
 	struct ib_device *device;
 	struct ib_pd *pd;
@@ -365,6 +368,12 @@ int rdmalock_msg_conn_send(struct rdmalock_conn *conn, u8 type,
 int rdmalock_msg_send_answer(struct rdmalock_conn *conn,
 			     const struct rdmalock_msg_answer *answer);
 int rdmalock_msg_init(struct rdmalock_fabric *fabric);
+void rdmalock_msg_exit(struct rdmalock_fabric *fabric);
+#if IS_ENABLED(CONFIG_KUNIT)
+int rdmalock_msg_pool_create(struct rdmalock_fabric *fabric);
+#endif
+int rdmalock_verbs_init(struct rdmalock_fabric *fabric);
+void rdmalock_verbs_exit(struct rdmalock_fabric *fabric);
 void rdmalock_msg_start(struct rdmalock_fabric *fabric);
 void rdmalock_msg_stop(struct rdmalock_fabric *fabric);
 void rdmalock_msg_fifo_start(struct rdmalock_msg_fifo *f);

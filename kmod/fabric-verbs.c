@@ -375,8 +375,56 @@ static int rdmalock_verb_async(struct rdmalock_fabric *fabric, u32 node,
 }
 
 /*
- * The synchronous form on a given connection: through a kmalloc'ed bounce
- * buffer, since the caller's may be on its stack, which is not DMA-able.
+ * Synchronous verbs bounce through buffers of a pool: lock calls post
+ * them on filesystems' writeback path, where an allocation must neither
+ * fail nor enter a filesystem; the pool's reserve serves when the
+ * allocator has nothing. Longer ones, which no lock path posts, are
+ * allocated.
+ */
+#define RDMALOCK_BOUNCE_SIZE		128
+#define RDMALOCK_BOUNCE_RESERVE		16
+
+/**
+ * rdmalock_verbs_init() - the bounce buffers of a new fabric
+ * @fabric: the fabric
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int rdmalock_verbs_init(struct rdmalock_fabric *fabric)
+{
+	fabric->bounce_pool = mempool_create_kmalloc_pool(RDMALOCK_BOUNCE_RESERVE,
+							  RDMALOCK_BOUNCE_SIZE);
+	return fabric->bounce_pool ? 0 : -ENOMEM;
+}
+
+/**
+ * rdmalock_verbs_exit() - free them
+ * @fabric: a fabric without connections, or one that never had any
+ */
+void rdmalock_verbs_exit(struct rdmalock_fabric *fabric)
+{
+	mempool_destroy(fabric->bounce_pool);
+}
+
+static void *rdmalock_bounce_alloc(struct rdmalock_fabric *fabric, u32 len)
+{
+	if (len <= RDMALOCK_BOUNCE_SIZE)
+		return mempool_alloc(fabric->bounce_pool, GFP_NOIO);
+	return kmalloc(len, GFP_NOIO);
+}
+
+static void rdmalock_bounce_free(struct rdmalock_fabric *fabric, void *buf,
+				 u32 len)
+{
+	if (len <= RDMALOCK_BOUNCE_SIZE)
+		mempool_free(buf, fabric->bounce_pool);
+	else
+		kfree(buf);
+}
+
+/*
+ * The synchronous form on a given connection: through a bounce buffer,
+ * since the caller's may be on its stack, which is not DMA-able.
  */
 static int rdmalock_conn_verb_sync(struct rdmalock_conn *conn, u32 node,
 				   u64 offset, struct rdmalock_verb_wr *v,
@@ -389,7 +437,7 @@ static int rdmalock_conn_verb_sync(struct rdmalock_conn *conn, u32 node,
 	if (ret)
 		return ret;
 	op->buf = rdmalock_fault_alloc(conn, node, v->verb, 0) ? NULL :
-		  kmalloc(op->len ?: 1, GFP_KERNEL);
+		  rdmalock_bounce_alloc(conn->fabric, op->len ?: 1);
 	if (!op->buf) {
 		atomic64_inc(&op->cnt->failed);
 		return -ENOMEM;
@@ -399,7 +447,7 @@ static int rdmalock_conn_verb_sync(struct rdmalock_conn *conn, u32 node,
 	ret = rdmalock_conn_post_wait(conn, sync, &v->wr);
 	if (!ret && op->dir == DMA_FROM_DEVICE)
 		memcpy(buf, op->buf, op->len);
-	kfree(op->buf);
+	rdmalock_bounce_free(conn->fabric, op->buf, op->len ?: 1);
 	return ret;
 }
 

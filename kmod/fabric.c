@@ -1513,6 +1513,8 @@ int rdmalock_fabric_create(const struct rdmalock_fabric_attr *attr,
 	fabric->attr = *attr;
 	ret = rdmalock_msg_init(fabric);
 	if (!ret)
+		ret = rdmalock_verbs_init(fabric);
+	if (!ret)
 		ret = rdmalock_auth_init(fabric, key, key_len);
 	if (ret)
 		goto err_free;
@@ -1569,6 +1571,8 @@ err_wq:
 	destroy_workqueue(fabric->wq);
 err_free:
 	rdmalock_auth_free(fabric);
+	rdmalock_verbs_exit(fabric);
+	rdmalock_msg_exit(fabric);
 	kfree(fabric);
 	return ret;
 }
@@ -1634,6 +1638,8 @@ void rdmalock_fabric_destroy(struct rdmalock_fabric *fabric)
 	rdmalock_region_mem_free(fabric);
 	destroy_workqueue(fabric->wq);
 	rdmalock_auth_free(fabric);
+	rdmalock_verbs_exit(fabric);
+	rdmalock_msg_exit(fabric);
 	kfree(fabric);
 }
 

@@ -114,6 +114,17 @@ int rdmalock_lock_cancel(struct rdmalock_lock *lk)
 EXPORT_SYMBOL_GPL(rdmalock_lock_cancel);
 
 /**
+ * rdmalock_request_busy() - has @lk a request under way?
+ * @lk: the handle
+ *
+ * Return: true from rdmalock_lock_async() until its completion callback.
+ */
+bool rdmalock_request_busy(const struct rdmalock_lock *lk)
+{
+	return test_bit(RDMALOCK_REQUEST_BUSY, &lk->request_busy);
+}
+
+/**
  * rdmalock_request_forget() - no request of @lk runs after this
  * @lk: a handle being put; a request under way is a bug, warned about,
  *	and cancelled

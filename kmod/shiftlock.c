@@ -108,6 +108,7 @@
 
 #include <linux/delay.h>
 #include <linux/ktime.h>
+#include <linux/mempool.h>
 #include <linux/mutex.h>
 #include <linux/slab.h>
 
@@ -123,6 +124,8 @@
 
 /* Locks homed here whose words the home node changes one at a time. */
 #define SL_HOME_LOCKS		256
+/* Requests of other nodes' writers the home node can take without memory. */
+#define SL_JOB_RESERVE		64
 
 /**
  * struct rdmalock_sl - a ShiftLock acquisition's own state
@@ -177,12 +180,15 @@ struct rdmalock_sl {
  * @home_lock: one change at a time by this home node to the word of a
  *	lock homed here (a reset, a writer's request), by slot modulo
  *	%SL_HOME_LOCKS
+ * @jobs: the home node's requests from other nodes, made in softirq
+ *	context: a reserve serves them when the allocator has nothing
  */
 struct rdmalock_sl_ls {
 	u64 lease;
 	u32 writer_batch;
 	u32 writer_cas;
 	u64 *guess;
+	mempool_t *jobs;
 	struct mutex home_lock[SL_HOME_LOCKS]; /* see above */
 };
 
@@ -793,7 +799,7 @@ static void rdmalock_sl_job_fn(struct work_struct *work)
 			rdmalock_sl_reset(ls, job->from, &job->m);
 		else
 			rdmalock_sl_finish(ls, job->from, job->type, &job->m);
-		kfree(job);
+		mempool_free(job, sl_ls(ls)->jobs);
 		return;
 	}
 	/*
@@ -807,14 +813,14 @@ static void rdmalock_sl_job_fn(struct work_struct *work)
 			rdmalock_sl_finish(ls, job->from, job->type, &job->m);
 		rdmalock_gate_leave(ls);
 	}
-	kfree(job);
+	mempool_free(job, sl_ls(ls)->jobs);
 }
 
 /* Messages arrive in softirq context; verbs that sleep run from @ls->wq. */
 static void rdmalock_sl_job_queue(struct rdmalock_lockspace *ls, u32 from,
 				  u8 type, const struct rdmalock_sl_msg *m)
 {
-	struct rdmalock_sl_job *job = kmalloc(sizeof(*job), GFP_ATOMIC);
+	struct rdmalock_sl_job *job = mempool_alloc(sl_ls(ls)->jobs, GFP_ATOMIC);
 	unsigned long flags;
 
 	if (!job) {
@@ -829,7 +835,7 @@ static void rdmalock_sl_job_queue(struct rdmalock_lockspace *ls, u32 from,
 	job->m = *m;
 	spin_lock_irqsave(&ls->stop_lock, flags);
 	if (ls->stopping)
-		kfree(job);
+		mempool_free(job, sl_ls(ls)->jobs);
 	else
 		queue_work(ls->wq, &job->work);
 	spin_unlock_irqrestore(&ls->stop_lock, flags);
@@ -1490,7 +1496,9 @@ static int rdmalock_sl_attach(struct rdmalock_lockspace *ls)
 
 	sls->guess = kvcalloc((size_t)ls->num_nodes * ls->locks_per_node,
 			      sizeof(*sls->guess), GFP_KERNEL);
-	if (!sls->guess)
+	sls->jobs = mempool_create_kmalloc_pool(SL_JOB_RESERVE,
+						sizeof(struct rdmalock_sl_job));
+	if (!sls->guess || !sls->jobs)
 		return -ENOMEM;
 	/*
 	 * Nothing may fail once a handler is set: the lockspace would be
@@ -1511,6 +1519,7 @@ static void rdmalock_sl_detach(struct rdmalock_lockspace *ls)
 
 	for (i = 0; i < SL_HOME_LOCKS; i++)
 		mutex_destroy(&sls->home_lock[i]);
+	mempool_destroy(sls->jobs);
 	kvfree(sls->guess);
 }
 

@@ -837,6 +837,7 @@ static void answer_waiting_for_room_is_no_failed_send(struct kunit *test)
 	/* Read, never used: nothing is posted. */
 	fabric->pd = kunit_kzalloc(test, sizeof(*fabric->pd), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, fabric->pd);
+	KUNIT_ASSERT_EQ(test, rdmalock_msg_pool_create(fabric), 0);
 	fabric->attr.num_nodes = 2;
 	fabric->peers[1].fabric = fabric;
 	fabric->peers[1].node = 1;
@@ -863,6 +864,7 @@ static void answer_waiting_for_room_is_no_failed_send(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic64_read(&cnt->posted), 2);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&cnt->failed), 2);
 	KUNIT_EXPECT_EQ(test, kref_read(&conn->ref), 1);
+	rdmalock_msg_exit(fabric);
 }
 
 static struct kunit_case rdmalock_fabric_cases[] = {

@@ -18,6 +18,10 @@
  *    rdmalock_trylock() on a second handle for the same id finds it taken;
  *  - it takes the first id shared and tries it shared from the second
  *    handle, which is granted only where the algorithm has a shared mode;
+ *  - in a domain with named locks, it caches a lock as a filesystem does:
+ *    the first handle takes it and keeps it, with a blocking callback
+ *    that releases it; the second asks for it asynchronously, and its
+ *    request is granted once the callback has let the lock go;
  *  - it puts the handles and the domain, and reports what it did;
  *  - with watch=1 it keeps the domain and logs its recovery callbacks
  *    (membership view changes) until it is unloaded.
@@ -27,6 +31,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/completion.h>
 #include <linux/err.h>
 #include <linux/errno.h>
 #include <linux/jiffies.h>
@@ -36,6 +41,7 @@
 #include <linux/printk.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
+#include <linux/workqueue.h>
 
 #include <rdmalock.h>
 
@@ -208,6 +214,112 @@ static int example_shared(struct example *ex)
 	return err;
 }
 
+/*
+ * struct example_cache - a lock kept until someone else wants it
+ * @kept: the handle that keeps it
+ * @release: lets it go, outside the callback, as a filesystem would
+ * @released: bit 0: it did
+ * @asked: the mode the blocked request wants, +1; 0 until the callback
+ * @granted: the other handle's request ended
+ * @status: how
+ */
+struct example_cache {
+	struct rdmalock_lock *kept;
+	struct work_struct release;
+	unsigned long released;
+	unsigned int asked;
+	struct completion granted;
+	int status;
+};
+
+static void example_release(struct work_struct *work)
+{
+	struct example_cache *c = container_of(work, struct example_cache, release);
+
+	if (!test_and_set_bit(0, &c->released))
+		rdmalock_unlock(c->kept);
+}
+
+/* A blocking callback must not wait for the lock: it queues the release. */
+static void example_blocked(void *arg, unsigned int mode)
+{
+	struct example_cache *c = arg;
+
+	WRITE_ONCE(c->asked, mode + 1);
+	schedule_work(&c->release);
+}
+
+static void example_granted(void *arg, int status)
+{
+	struct example_cache *c = arg;
+
+	c->status = status;
+	complete(&c->granted);
+}
+
+/* Returns with neither handle holding, and the release work done. */
+static int example_cache_run(struct example *ex, struct example_cache *c)
+{
+	int err;
+
+	err = rdmalock_lock_set_blocking(c->kept, example_blocked, c);
+	if (err == -EOPNOTSUPP) {
+		pr_info("%s: ids map to slots: no blocking callbacks to cache locks with\n",
+			domain);
+		return 0;
+	}
+	if (!err)
+		err = rdmalock_lock_timeout(c->kept, RDMALOCK_MODE_EX,
+					    msecs_to_jiffies(timeout_ms));
+	if (err) {
+		pr_err("%s: keeping id %llu: %d\n", domain, first_id, err);
+		return err;
+	}
+	ex->acquired++;
+	err = rdmalock_lock_async(ex->other, RDMALOCK_MODE_EX, example_granted, c);
+	if (err) {
+		pr_err("%s: asking for id %llu: %d\n", domain, first_id, err);
+		rdmalock_unlock(c->kept);
+		return err;
+	}
+	if (!wait_for_completion_timeout(&c->granted, msecs_to_jiffies(timeout_ms))) {
+		/* The callback never came: let the lock go, and the request end. */
+		rdmalock_lock_cancel(ex->other);
+		schedule_work(&c->release);
+		wait_for_completion(&c->granted);
+		if (!c->status)
+			rdmalock_unlock(ex->other);
+		c->status = -ETIMEDOUT;
+	}
+	flush_work(&c->release);
+	if (!c->status) {
+		ex->acquired++;
+		rdmalock_unlock(ex->other);
+		pr_info("%s: a kept lock was let go at its blocking callback (mode %s) and the waiting request granted\n",
+			domain, READ_ONCE(c->asked) == RDMALOCK_MODE_EX + 1 ? "EX" : "SH");
+	} else {
+		pr_err("%s: the request for a kept lock: %d\n", domain, c->status);
+	}
+	return c->status;
+}
+
+static int example_cache(struct example *ex)
+{
+	struct example_cache *c = kzalloc(sizeof(*c), GFP_KERNEL);
+	int err;
+
+	if (!c)
+		return -ENOMEM;
+	c->kept = ex->lks[0];
+	INIT_WORK(&c->release, example_release);
+	init_completion(&c->granted);
+	err = example_cache_run(ex, c);
+	/* No callback of the handle runs once it is put. */
+	rdmalock_lock_set_blocking(c->kept, NULL, NULL);
+	kfree(c);
+	return err;
+}
+
 static void example_recover_prep(void *arg)
 {
 	pr_info("%s: recover_prep\n", domain);
@@ -266,6 +378,8 @@ static int __init example_init(void)
 		err = example_trylock(&ex);
 	if (!err)
 		err = example_shared(&ex);
+	if (!err)
+		err = example_cache(&ex);
 
 	example_put_handles(&ex);
 	if (!err && watch) {

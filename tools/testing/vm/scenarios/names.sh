@@ -33,6 +33,9 @@
 #    full views, node 0's lock of id 1, cached from before, is resolved
 #    anew: a fresh slot, its LVB empty and its token above the last one
 #    (with the cached slot it would read the LVB written before the cut);
+#  - the sample client caches a lock: one handle keeps it with a blocking
+#    callback, another asks for it asynchronously and is granted once the
+#    callback let it go;
 #  - the survivors' sample clients, registered for the recovery callbacks,
 #    hear recover_done with their slot at once; the last node destroys
 #    and creates nm-ids again at once, back before its lease ran out: the
@@ -104,6 +107,16 @@ used_here_is() {
 }
 
 set_idle() { echo "$1" >$IDLE_PARAM; }
+
+# sample_caches: the sample client, on a lock homed on the next node,
+# keeps it with one handle and asks for it asynchronously with another:
+# the blocking callback lets it go, and the request is granted.
+sample_caches() {
+	insmod /lib/rdmalock/rdmalock_example.ko domain=nm-alock \
+		first_id=$((40 + VMTEST_NODE)) count=1 rounds=1 &&
+		rmmod rdmalock_example &&
+		dmesg | grep 'rdmalock_example: nm-alock: a kept lock was let go at its blocking callback (mode EX)'
+}
 
 # watch_views: the sample client, registered for nm-ids' recovery
 # callbacks, is told this node's slot in a view of every node.
@@ -215,15 +228,18 @@ cached_round() {
 	[ "$rc" -eq 0 ] && grep -q '^blocked: [1-9]' "/tmp/out-$tag"
 }
 
-torture_cached() {
-	local dom="$1" tag="$2"
+# torture_pair ROUND WHAT DOMAIN TAG LOCKS ARGS...: a round of ROUND
+# (torture_round or cached_round), which checks WHAT, then its counters.
+torture_pair() {
+	local round="$1" what="$2" dom="$3" tag="$4" locks="$5" kind=torture
 
-	shift 2
-	tap_check "$dom caching torture on 6 named locks: no violation, callbacks heard" \
-		cached_round "$dom" "$tag" --threads 4 --duration "$TORTURE_MS" \
-		--locks 6 "$@"
-	tap_check "$dom caching torture on 6 named locks: counters exact" \
-		counters_exact "$dom" "$tag" 6
+	shift 5
+	[ "$round" = torture_round ] || kind="caching torture"
+	tap_check "$dom $kind on $locks named locks: $what" \
+		"$round" "$dom" "$tag" --threads 4 --duration "$TORTURE_MS" \
+		--locks "$locks" "$@"
+	tap_check "$dom $kind on $locks named locks: counters exact" \
+		counters_exact "$dom" "$tag" "$locks"
 }
 
 # async_round: lock caching with asynchronous requests, some cancelled.
@@ -246,23 +262,13 @@ deaf_round() {
 		echo "$out" | grep -q '^first_error: Connection timed out$'
 }
 
-torture_named() {
-	local dom="$1" tag="$2"
-
-	shift 2
-	tap_check "$dom torture on 24 named locks: no violation" \
-		torture_round "$dom" "$tag" --threads 4 --duration "$TORTURE_MS" \
-		--locks 24 "$@"
-	tap_check "$dom torture on 24 named locks: counters exact" \
-		counters_exact "$dom" "$tag" 24
-}
 
 if [ "$VMTEST_NODE" -eq 0 ]; then
-	tap_plan 32
+	tap_plan 33
 elif [ "$VMTEST_NODE" -eq "$victim" ]; then
-	tap_plan 25
+	tap_plan 26
 else
-	tap_plan 27
+	tap_plan 28
 fi
 kmemleak_forget
 tap_check "rdmalock.ko loads" load_rdmalock
@@ -319,10 +325,12 @@ barrier gave-back-9
 set_idle 600000
 barrier torture
 
-torture_named nm-alock alock-50 --local 50
-torture_named nm-shift shift-50 --local 50 --read 50
-torture_cached nm-alock cache-alock --local 50
-torture_cached nm-shift cache-shift --local 50 --read 50
+torture_pair torture_round "no violation" nm-alock alock-50 24 --local 50
+torture_pair torture_round "no violation" nm-shift shift-50 24 --local 50 --read 50
+torture_pair cached_round "no violation, callbacks heard" nm-alock cache-alock 6 \
+	--local 50
+torture_pair cached_round "no violation, callbacks heard" nm-shift cache-shift 6 \
+	--local 50 --read 50
 tap_check "caching torture with async requests: no violation, some cancelled" async_round
 tap_check "caching torture with async requests: counters exact" \
 	counters_exact nm-alock async 6
@@ -340,6 +348,7 @@ barrier after-cut
 		value_after 1 /tmp/token-before-cut 'value: token [0-9]*, lvb valid: '
 barrier resolved-anew
 
+tap_check "the sample client caches a lock until its blocking callback" sample_caches
 [ "$VMTEST_NODE" -eq "$victim" ] ||
 	tap_check "the sample client hears its slot at registration" watch_views
 mark_told restart
