@@ -43,15 +43,6 @@
 #include "rdmalock-pri.h"
 #include "values.h"
 
-/* struct rdmalock_blocking_req - payload of RDMALOCK_BLOCKING_MSG */
-struct rdmalock_blocking_req {
-	__be32 slot;		/* the name's slot at its home */
-	u8 level;		/* of the request that waits */
-	u8 len;
-	u8 pad[2];
-	u8 name[RDMALOCK_LOCK_NAME_MAX];
-};
-
 static_assert(sizeof(struct rdmalock_blocking_req) <= RDMALOCK_MSG_MAX_PAYLOAD);
 
 /**
@@ -427,8 +418,13 @@ void rdmalock_blocking_cancel(struct rdmalock_lock *lk)
 }
 EXPORT_SYMBOL_IF_KUNIT(rdmalock_blocking_cancel);
 
-static void rdmalock_blocking_msg(struct rdmalock_fabric *fabric, u32 node,
-				  u8 type, const void *payload, u32 len, void *ctx)
+/*
+ * A BLOCKING message from @node; one that is malformed, from a buggy or
+ * hostile peer, tells nobody.
+ */
+VISIBLE_IF_KUNIT void rdmalock_blocking_msg(struct rdmalock_fabric *fabric, u32 node,
+					    u8 type, const void *payload, u32 len,
+					    void *ctx)
 {
 	const struct rdmalock_blocking_req *req = payload;
 	struct rdmalock_names *nm = ctx;
@@ -442,6 +438,7 @@ static void rdmalock_blocking_msg(struct rdmalock_fabric *fabric, u32 node,
 	rdmalock_names_blocked(nm, node, req->name, req->len,
 			       be32_to_cpu(req->slot), req->level);
 }
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_blocking_msg);
 
 /**
  * rdmalock_blocking_attach() - serve blocking messages

@@ -18,6 +18,22 @@
 /* After the names' three (names.h). */
 #define RDMALOCK_BLOCKING_MSG		(RDMALOCK_MSG_USER_FIRST + 11)
 
+/**
+ * struct rdmalock_blocking_req - payload of %RDMALOCK_BLOCKING_MSG
+ * @slot: the name's slot at its home, as the sender resolved it
+ * @level: the waiting request's level, 1 or 2
+ * @len: bytes of @name
+ * @pad: zero
+ * @name: the lock's name
+ */
+struct rdmalock_blocking_req {
+	__be32 slot;
+	u8 level;
+	u8 len;
+	u8 pad[2];
+	u8 name[RDMALOCK_LOCK_NAME_MAX];
+};
+
 /*
  * What a node holds or waits for, as the lock word serves it: shared
  * (only where the algorithm has a shared mode) or exclusive. A level is a
@@ -99,5 +115,9 @@ void rdmalock_blocking_unhold(struct rdmalock_lock *lk);
 void rdmalock_blocking_settle(struct rdmalock_lock *lk);
 void rdmalock_blocking_cancel(struct rdmalock_lock *lk);
 void rdmalock_blocking_attach(struct rdmalock_names *nm);
+#if IS_ENABLED(CONFIG_KUNIT)
+void rdmalock_blocking_msg(struct rdmalock_fabric *fabric, u32 node, u8 type,
+			   const void *payload, u32 len, void *ctx);
+#endif
 
 #endif /* _RDMALOCK_BLOCKING_H */

@@ -9,7 +9,8 @@
  * is also the negative control of the stale check: without it, the old
  * entry, and the old slot's LVB, would come back. A blocking message
  * reaches the holders of its name that block it, once per strength, and
- * none of another slot's or a sender's out of the view.
+ * none of another slot's or a sender's out of the view; a malformed one,
+ * from a buggy peer, none at all.
  */
 #include <kunit/test.h>
 #include <linux/string.h>
@@ -320,6 +321,58 @@ static void a_blocked_request_tells_the_holders_it_blocks(struct kunit *test)
 	c->ls->names = NULL;
 }
 
+/* Delivers @req, @len bytes of it, as the fabric would, and runs the callbacks. */
+static void blocking_msg(struct kunit *test, const struct rdmalock_blocking_req *req,
+			 u32 len)
+{
+	struct names_ctx *c = test->priv;
+
+	rdmalock_blocking_msg(NULL, 0, RDMALOCK_BLOCKING_MSG, req, len, c->nm);
+	flush_workqueue(rdmalock_names_cb_wq(c->nm));
+}
+
+static void malformed_blocking_messages_tell_nobody(struct kunit *test)
+{
+	struct names_ctx *c = test->priv;
+	struct rdmalock_domain *dom = kunit_kzalloc(test, sizeof(*dom), GFP_KERNEL);
+	struct rdmalock_blocking_req req = {};
+	struct told tex = {};
+	struct rdmalock_lock *ex;
+	struct rdmalock_name *ent;
+
+	KUNIT_ASSERT_NOT_NULL(test, dom);
+	dom->ls = c->ls;
+	c->ls->names = c->nm;
+	ent = get(test, "a");
+	ex = holder(test, dom, ent, RDMALOCK_CLASS_EX, &tex);
+	req.slot = cpu_to_be32(ent->slot);
+	req.level = RDMALOCK_CLASS_EX + 1;
+	req.len = 1;
+	req.name[0] = 'a';
+
+	blocking_msg(test, &req, sizeof(req) - 1);
+	blocking_msg(test, &req, sizeof(req) + 1);
+	req.level = 0;
+	blocking_msg(test, &req, sizeof(req));
+	req.level = RDMALOCK_CLASSES + 1;
+	blocking_msg(test, &req, sizeof(req));
+	req.level = RDMALOCK_CLASS_EX + 1;
+	req.len = 0;
+	blocking_msg(test, &req, sizeof(req));
+	req.len = RDMALOCK_LOCK_NAME_MAX + 1;
+	blocking_msg(test, &req, sizeof(req));
+	KUNIT_EXPECT_EQ(test, tex.calls, 0);
+	/* The same, well formed: the control that the holder can be told. */
+	req.len = 1;
+	blocking_msg(test, &req, sizeof(req));
+	KUNIT_EXPECT_EQ(test, tex.calls, 1);
+
+	rdmalock_blocking_unhold(ex);
+	rdmalock_blocking_cancel(ex);
+	rdmalock_name_put(c->nm, ent);
+	c->ls->names = NULL;
+}
+
 static struct kunit_case rdmalock_names_cases[] = {
 	KUNIT_CASE(distinct_names_distinct_slots),
 	KUNIT_CASE(a_full_home_refuses_a_name),
@@ -328,6 +381,7 @@ static struct kunit_case rdmalock_names_cases[] = {
 	KUNIT_CASE(a_fresh_slot_starts_a_new_value),
 	KUNIT_CASE(ids_are_homed_as_ids),
 	KUNIT_CASE(a_blocked_request_tells_the_holders_it_blocks),
+	KUNIT_CASE(malformed_blocking_messages_tell_nobody),
 	{}
 };
 
