@@ -410,14 +410,16 @@ static int rdmalock_give_back(struct rdmalock_lock *lk)
 /*
  * A grant's part at the lock's home, inside the gate: a node fenced
  * since the grant, or a lock lost since to a view change, holds nothing,
- * and must not touch it. The lock is given back when that fails.
+ * and must not touch it. The lock is given back when that fails, or when
+ * a view change under way outlasts what @how may wait.
  */
-static int rdmalock_acquire_granted(struct rdmalock_lock *lk)
+static int rdmalock_acquire_granted(struct rdmalock_lock *lk,
+				    const struct rdmalock_how *how)
 {
 	struct rdmalock_lockspace *ls = lk->dom->ls;
 	int ret;
 
-	ret = rdmalock_gate_enter(ls, &rdmalock_forever);
+	ret = rdmalock_gate_enter(ls, how);
 	if (!ret) {
 		ret = rdmalock_granted_named(lk);
 		rdmalock_gate_leave(ls);
@@ -474,7 +476,7 @@ static int rdmalock_acquire_nofs(struct rdmalock_lock *lk, unsigned int mode,
 	lk->mode = mode;
 	ret = rdmalock_acquire_slot(lk, mode, how);
 	if (!ret && lk->ent)
-		ret = rdmalock_acquire_granted(lk);
+		ret = rdmalock_acquire_granted(lk, how);
 	if (rdmalock_domain_closed(dom)) {
 		if (!ret) {
 			rdmalock_blocking_unhold(lk);
