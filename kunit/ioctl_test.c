@@ -59,6 +59,7 @@ static void version_reports_abi_and_features(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, v.features & RDMALOCK_FEAT_VIEW);
 	KUNIT_EXPECT_TRUE(test, v.features & RDMALOCK_FEAT_FENCE);
 	KUNIT_EXPECT_TRUE(test, v.features & RDMALOCK_FEAT_NAMED);
+	KUNIT_EXPECT_TRUE(test, v.features & RDMALOCK_FEAT_RUN_CACHE);
 }
 
 static void version_rejects_bad_size(struct kunit *test)

@@ -207,14 +207,15 @@ static int cmd_version(int argc, char **argv)
 	close(fd);
 	printf("module ABI %u, rdmalockctl ABI %u\n", v.abi_version,
 	       RDMALOCK_ABI_VERSION);
-	printf("features:%s%s%s%s%s%s%s\n",
+	printf("features:%s%s%s%s%s%s%s%s\n",
 	       v.features & RDMALOCK_FEAT_DEVICE_STATUS ? " device-status" : "",
 	       v.features & RDMALOCK_FEAT_DOMAINS ? " domains" : "",
 	       v.features & RDMALOCK_FEAT_DOMAIN_KEY ? " domain-key" : "",
 	       v.features & RDMALOCK_FEAT_FLOOR ? " floor" : "",
 	       v.features & RDMALOCK_FEAT_VIEW ? " view" : "",
 	       v.features & RDMALOCK_FEAT_FENCE ? " fence" : "",
-	       v.features & RDMALOCK_FEAT_NAMED ? " named" : "");
+	       v.features & RDMALOCK_FEAT_NAMED ? " named" : "",
+	       v.features & RDMALOCK_FEAT_RUN_CACHE ? " run-cache" : "");
 	if (v.abi_version != RDMALOCK_ABI_VERSION) {
 		fprintf(stderr, "rdmalockctl: ABI mismatch; rebuild the tool\n");
 		return 1;

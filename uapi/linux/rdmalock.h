@@ -49,6 +49,11 @@
  * status, and lock values (&rdmalock_lock_req.value).
  */
 #define RDMALOCK_FEAT_NAMED		_BITULL(7)
+/*
+ * RDMALOCK_IOC_RUN's lock caching: flags RDMALOCK_RUN_F_CACHE, _DEAF and
+ * _ASYNC, and the cached, blocked and cancelled counts.
+ */
+#define RDMALOCK_FEAT_RUN_CACHE		_BITULL(8)
 
 /**
  * struct rdmalock_version - ABI version and features of the loaded module
