@@ -238,6 +238,31 @@ torture_round() {
 	return $rc
 }
 
+# cached_round DOMAIN TAG ARGS...: a torture round with lock caching that
+# passes, where blocking callbacks came.
+cached_round() {
+	local dom="$1" tag="$2" rc=0
+
+	shift 2
+	torture_round "$dom" "$tag" --cache "$@" >"/tmp/out-$tag" || rc=1
+	cat "/tmp/out-$tag" >&2
+	[ "$rc" -eq 0 ] && grep -q '^blocked: [1-9]' "/tmp/out-$tag"
+}
+
+# deaf_round DOMAIN: with the callbacks ignored, a torture on DOMAIN
+# (ALock, named locks) fails, by requests for kept locks that time out,
+# and by nothing else: the negative control of cached_round.
+deaf_round() {
+	local out rc=0
+
+	out=$(torture_round "$1" deaf --deaf --threads 4 --duration 7000 \
+		--locks 6 --local 50 2>&1) || rc=$?
+	echo "$out" >&2
+	[ "$rc" -ne 0 ] && echo "$out" | grep -q '^violations: 0$' &&
+		echo "$out" | grep -q '^errors: [1-9]' &&
+		echo "$out" | grep -q '^first_error: Connection timed out$'
+}
+
 # counters_exact DOMAIN TAG LOCKS: every lock homed here has a guarded
 # counter equal to its acquisitions summed over every node's published
 # counts (nodes in VMTEST_GONE are not asked).

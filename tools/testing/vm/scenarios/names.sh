@@ -217,17 +217,6 @@ note_token() {
 		test -s /tmp/token-before-cut
 }
 
-# cached_round DOMAIN TAG ARGS...: a torture round with lock caching that
-# passes, where blocking callbacks came.
-cached_round() {
-	local dom="$1" tag="$2" rc=0
-
-	shift 2
-	torture_round "$dom" "$tag" --cache "$@" >"/tmp/out-$tag" || rc=1
-	cat "/tmp/out-$tag" >&2
-	[ "$rc" -eq 0 ] && grep -q '^blocked: [1-9]' "/tmp/out-$tag"
-}
-
 # torture_pair ROUND WHAT DOMAIN TAG LOCKS ARGS...: a round of ROUND
 # (torture_round or cached_round), which checks WHAT, then its counters.
 torture_pair() {
@@ -249,18 +238,6 @@ async_round() {
 		grep -q '^cancelled: [1-9]' /tmp/out-async
 }
 
-# deaf_round: with the callbacks ignored, the torture fails, by requests
-# for kept locks that time out, and by nothing else.
-deaf_round() {
-	local out rc=0
-
-	out=$(torture_round nm-alock deaf --deaf --threads 4 --duration 7000 \
-		--locks 6 --local 50 2>&1) || rc=$?
-	echo "$out" >&2
-	[ "$rc" -ne 0 ] && echo "$out" | grep -q '^violations: 0$' &&
-		echo "$out" | grep -q '^errors: [1-9]' &&
-		echo "$out" | grep -q '^first_error: Connection timed out$'
-}
 
 
 if [ "$VMTEST_NODE" -eq 0 ]; then
@@ -334,7 +311,8 @@ torture_pair cached_round "no violation, callbacks heard" nm-shift cache-shift 6
 tap_check "caching torture with async requests: no violation, some cancelled" async_round
 tap_check "caching torture with async requests: counters exact" \
 	counters_exact nm-alock async 6
-tap_check "with the callbacks ignored, requests for kept locks time out" deaf_round
+tap_check "with the callbacks ignored, requests for kept locks time out" \
+	deaf_round nm-alock
 
 [ "$VMTEST_NODE" -ne 0 ] ||
 	tap_check "node 0 writes id 1's LVB and notes its token" note_token
