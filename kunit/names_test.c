@@ -246,6 +246,32 @@ static void tell(void *arg, unsigned int mode)
 	t->mode = mode;
 }
 
+/*
+ * A domain around the names' lockspace, for handles, and the name "a";
+ * names_done() gives them back.
+ */
+static struct rdmalock_name *names_domain(struct kunit *test,
+					  struct rdmalock_domain **domp)
+{
+	struct names_ctx *c = test->priv;
+	struct rdmalock_domain *dom = kunit_kzalloc(test, sizeof(*dom), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, dom);
+	dom->ls = c->ls;
+	c->ls->names = c->nm;
+	*domp = dom;
+	return get(test, "a");
+}
+
+static void names_done(struct kunit *test, struct rdmalock_name *ent)
+{
+	struct names_ctx *c = test->priv;
+
+	rdmalock_name_put(c->nm, ent);
+	/* The exit frees the names, not the lockspace. */
+	c->ls->names = NULL;
+}
+
 /* A handle holding @ent in @cls, with a callback that fills @t. */
 static struct rdmalock_lock *holder(struct kunit *test, struct rdmalock_domain *dom,
 				    struct rdmalock_name *ent, u32 cls,
@@ -279,16 +305,12 @@ static void blocked(struct kunit *test, u32 node, struct rdmalock_name *ent,
 
 static void a_blocked_request_tells_the_holders_it_blocks(struct kunit *test)
 {
-	struct names_ctx *c = test->priv;
-	struct rdmalock_domain *dom = kunit_kzalloc(test, sizeof(*dom), GFP_KERNEL);
 	struct rdmalock_lock *ex, *sh;
 	struct told tex = {}, tsh = {};
+	struct rdmalock_domain *dom;
 	struct rdmalock_name *ent;
 
-	KUNIT_ASSERT_NOT_NULL(test, dom);
-	dom->ls = c->ls;
-	c->ls->names = c->nm;
-	ent = get(test, "a");
+	ent = names_domain(test, &dom);
 	ex = holder(test, dom, ent, RDMALOCK_CLASS_EX, &tex);
 	sh = holder(test, dom, ent, RDMALOCK_CLASS_SH, &tsh);
 
@@ -317,8 +339,7 @@ static void a_blocked_request_tells_the_holders_it_blocks(struct kunit *test)
 			ent->interest.holding[RDMALOCK_CLASS_SH], 0);
 	rdmalock_blocking_cancel(ex);
 	rdmalock_blocking_cancel(sh);
-	rdmalock_name_put(c->nm, ent);
-	c->ls->names = NULL;
+	names_done(test, ent);
 }
 
 /* Delivers @req, @len bytes of it, as the fabric would, and runs the callbacks. */
@@ -333,17 +354,13 @@ static void blocking_msg(struct kunit *test, const struct rdmalock_blocking_req 
 
 static void malformed_blocking_messages_tell_nobody(struct kunit *test)
 {
-	struct names_ctx *c = test->priv;
-	struct rdmalock_domain *dom = kunit_kzalloc(test, sizeof(*dom), GFP_KERNEL);
 	struct rdmalock_blocking_req req = {};
+	struct rdmalock_domain *dom;
 	struct told tex = {};
 	struct rdmalock_lock *ex;
 	struct rdmalock_name *ent;
 
-	KUNIT_ASSERT_NOT_NULL(test, dom);
-	dom->ls = c->ls;
-	c->ls->names = c->nm;
-	ent = get(test, "a");
+	ent = names_domain(test, &dom);
 	ex = holder(test, dom, ent, RDMALOCK_CLASS_EX, &tex);
 	req.slot = cpu_to_be32(ent->slot);
 	req.level = RDMALOCK_CLASS_EX + 1;
@@ -369,8 +386,7 @@ static void malformed_blocking_messages_tell_nobody(struct kunit *test)
 
 	rdmalock_blocking_unhold(ex);
 	rdmalock_blocking_cancel(ex);
-	rdmalock_name_put(c->nm, ent);
-	c->ls->names = NULL;
+	names_done(test, ent);
 }
 
 static struct kunit_case rdmalock_names_cases[] = {
