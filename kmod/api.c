@@ -400,6 +400,7 @@ static int rdmalock_give_back(struct rdmalock_lock *lk)
 	struct rdmalock_waiter *w = lk->w;
 	int ret;
 
+	rdmalock_blocking_unhold(lk);
 	lk->w = NULL;
 	ret = rdmalock_ls_release(lk->dom->ls, w);
 	if (lk->ent)
@@ -426,10 +427,8 @@ static int rdmalock_acquire_granted(struct rdmalock_lock *lk,
 	} else if (ret == -ENOTCONN) {
 		ret = -ENOLCK;
 	}
-	if (ret) {
-		rdmalock_blocking_unhold(lk);
+	if (ret)
 		rdmalock_give_back(lk);
-	}
 	return ret;
 }
 
@@ -478,10 +477,8 @@ static int rdmalock_acquire_nofs(struct rdmalock_lock *lk, unsigned int mode,
 	if (!ret && lk->ent)
 		ret = rdmalock_acquire_granted(lk, how);
 	if (rdmalock_domain_closed(dom)) {
-		if (!ret) {
-			rdmalock_blocking_unhold(lk);
+		if (!ret)
 			rdmalock_give_back(lk);
-		}
 		lk->w = NULL;
 		ret = -ESHUTDOWN;
 	}

@@ -194,7 +194,7 @@ static struct rdmalock_interest *rdmalock_lock_interest(struct rdmalock_lock *lk
 /* The class the lock word serves @lk's mode in. */
 static u32 rdmalock_lock_class(const struct rdmalock_lock *lk)
 {
-	return lk->mode == RDMALOCK_MODE_SH && lk->dom->ls->algo->shared ?
+	return rdmalock_mode_shared(lk->dom->ls, lk->mode) ?
 	       RDMALOCK_CLASS_SH : RDMALOCK_CLASS_EX;
 }
 
@@ -352,9 +352,11 @@ int rdmalock_blocking_granted(struct rdmalock_lock *lk)
 		spin_unlock_bh(&in->lock);
 	}
 	ret = rdmalock_interest_post(lk, hold, &others);
-	if (ret || !hold) {
+	if (!hold)
+		return 0;	/* best effort, as rdmalock_blocking_settle() */
+	if (ret) {
 		rdmalock_blocking_unhold(lk);
-		return hold ? ret : 0;
+		return ret;
 	}
 	spin_lock_bh(&in->lock);
 	rdmalock_tell_holder(lk, rdmalock_interest_blocks(others, lk->cls));

@@ -197,7 +197,7 @@ static int rdmalock_run_cache_hold(struct rdmalock_run_thread *t,
 				   struct rdmalock_run_cached *c,
 				   unsigned int mode)
 {
-	bool shared = mode == RDMALOCK_MODE_SH && t->run->dom->ls->algo->shared;
+	bool shared = rdmalock_mode_shared(t->run->dom->ls, mode);
 	int ret;
 
 	/* Kept shared, wanted exclusive: there is no conversion yet. */

@@ -375,6 +375,13 @@ struct rdmalock_lockspace {
 	struct rdmalock_waiter waiters[RDMALOCK_DESC_COUNT];
 };
 
+/* Does @ls's algorithm hold its word shared for @mode? Else exclusive. */
+static inline bool rdmalock_mode_shared(const struct rdmalock_lockspace *ls,
+					unsigned int mode)
+{
+	return mode == RDMALOCK_MODE_SH && ls->algo->shared;
+}
+
 /* The algorithm's state of a lockspace: &rdmalock_algo.ls_size bytes. */
 static inline void *rdmalock_algo_data(struct rdmalock_lockspace *ls)
 {

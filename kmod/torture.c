@@ -252,7 +252,7 @@ static void rdmalock_run_take(struct rdmalock_run_thread *t,
 	int ret;
 
 	/* Shared holders leave the counter alone: it counts exclusive ones. */
-	shared = mode == RDMALOCK_MODE_SH && t->run->dom->ls->algo->shared;
+	shared = rdmalock_mode_shared(t->run->dom->ls, mode);
 	if (rdmalock_run_lock(t, lk, mode))
 		return;
 	if (req->op == RDMALOCK_RUN_TORTURE) {
@@ -303,7 +303,6 @@ static int rdmalock_run_thread_fn(void *data)
 		rdmalock_run_one(t);
 		cond_resched();
 	}
-	rdmalock_run_cache_free(t);
 	t->cpu_ns = current->se.sum_exec_runtime - cpu;
 	return 0;
 }
@@ -403,7 +402,7 @@ static int rdmalock_run_threads(struct rdmalock_run_ctx *run,
 	for (i = 0; i < started; i++) {
 		kthread_stop(run->threads[i].task);
 		put_task_struct(run->threads[i].task);
-		/* A thread stopped before it ran kept nothing, but has a cache. */
+		/* Once it has stopped, the locks it kept go. */
 		rdmalock_run_cache_free(&run->threads[i]);
 	}
 	if (ret) {
