@@ -67,8 +67,24 @@
  *                           the word the home node's FAA returned fails
  *   RESET_NO_MUTEX          the reset does not take the home node's mutex:
  *                           the same check fails (with FAULTS)
+ *
+ * -DDOWNGRADE: a writer that holds may convert to a reader without letting
+ * go (Documentation/dlm.rst, kmod's rdmalock_sl_downgrade()): it counts
+ * itself in RdrCnt with a reader's FAA, then releases as a writer to the
+ * readers, flipping the epoch whatever cons is, and later releases as a
+ * reader. It holds all along: a writer from its entry, a reader from its
+ * FAA, which the exclusion asserts check. Without FAULTS and BYPASS (views,
+ * not resets, recover a downgraded holder in kmod). Its negative cases:
+ *   DOWNGRADE_RELEASE_FIRST the FAA after the release: a writer enters
+ *                           beside the converted reader
+ *   DOWNGRADE_NO_FLIP       a writer with a successor hands it the lock as
+ *                           its cons says, not to the readers
  */
 #include "verbs.pml"
+
+#if defined(DOWNGRADE) && (defined(FAULTS) || defined(BYPASS))
+#error DOWNGRADE: a model without resets and without the bypass counts
+#endif
 
 #ifndef NW
 #define NW 2
@@ -430,6 +446,29 @@ inline flip(e)
 	fi
 }
 
+/*
+ * X6: the writer gives the lock to the readers rather than hand it over:
+ * the writer_batch-th in a row, or one that converts down.
+ */
+#if defined(NO_BATCH) && defined(DOWNGRADE_NO_FLIP)
+#define TO_READERS	false
+#elif defined(NO_BATCH)
+#define TO_READERS	dg
+#elif defined(DOWNGRADE_NO_FLIP)
+#define TO_READERS	(cons >= THRESH)
+#else
+#define TO_READERS	(cons >= THRESH || dg)
+#endif
+
+/* The downgrade's FAA (RdrCnt + 1): before the release, or after it. */
+#ifdef DOWNGRADE_RELEASE_FIRST
+#define DG_COUNT
+#define DG_LATE_COUNT	rdr++;
+#else
+#define DG_COUNT	rdr++;
+#define DG_LATE_COUNT
+#endif
+
 /* Poll RelCnt until it reaches target (W15, W19), keeping Successors. */
 #define WAIT_REL(target) \
 	do \
@@ -491,7 +530,7 @@ proctype writer(byte me)
 {
 	byte g_rel, g_rdr, g_tail, cur, cons, succ, x, y, z, u, obs, myid, tgt;
 	byte round;
-	bit g_ep, e, b;
+	bit g_ep, e, b, dg;
 	byte inc;
 #ifdef HOME_FAA
 	byte rs;
@@ -516,7 +555,7 @@ start:
 		d_step {
 			g_rel = 0; g_ep = 0; g_rdr = 0; g_tail = 0; succ = 0;
 			cons = 0; x = 0; y = 0; z = 0; u = 0; b = 0; tgt = 0;
-			expired[me] = 0; myid = WID(me, inc); NEW_NAME(me, myid)
+			dg = 0; expired[me] = 0; myid = WID(me, inc); NEW_NAME(me, myid)
 		};
 		FORGET(cur = 0; e = 0; obs = 0)
 #ifdef HOME_TRY
@@ -665,7 +704,14 @@ held:
 				assert(wholders == 1 && rholders == 0)
 				BYP_ENTER(me)
 			};
+#ifdef DOWNGRADE
+			if
+			:: atomic { wholders--; rholders++; dg = 1; DG_COUNT }
+			:: atomic { wholders--; incs[me] = 0 }
+			fi;
+#else
 			atomic { wholders--; incs[me] = 0 };
+#endif
 			/* X0a: a Successor may be waiting already. */
 			do
 			:: mbox[me] ? SUCC, y, z, u, b ->
@@ -776,11 +822,7 @@ wait_succ:
 		 * of 4.8 H1 lets a verb that passed the check land in the lease.
 		 */
 		if
-#ifdef NO_BATCH
-		:: false ->
-#else
-		:: cons >= THRESH ->
-#endif
+		:: TO_READERS ->
 			/* X7-X9: flip, admit the readers, send ModeChanged. */
 			atomic {
 				if
@@ -822,7 +864,14 @@ wait_succ:
 restart_round:
 		goto restart;
 done:
-		skip
+		/* A downgraded writer releases as a reader (R14-R15). */
+		if
+		:: dg ->
+			DG_LATE_COUNT
+			atomic { rholders--; incs[me] = 0 };
+			atomic { rdr--; rel = (rel + 1) % M }
+		:: else
+		fi
 	od
 	} unless { FAULTS_KILL(me) }
 end_crashed:

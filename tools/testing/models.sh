@@ -182,6 +182,15 @@ check pass "shiftlock, the home node's FAA, a crash and a reset when stuck: no d
 	shiftlock deadlock -DHOME_FAA -DFAULTS -DRESET_WHEN_STUCK -DNAMES=3
 deep 10000000 pass "shiftlock, the home node's FAA, rounds unbounded: bounded bypass (B = 2), no deadlock" \
 	shiftlock both "${bypass[@]}" -DHOME_FAA -DHOME_LOCAL
+# Conversion from writer to reader without letting go (dlm.rst).
+check pass "shiftlock, writers convert down to readers: mutual exclusion, no deadlock" \
+	shiftlock both -DDOWNGRADE
+check pass "shiftlock, the home node's FAA, trylocks, conversions down: mutual exclusion, no deadlock" \
+	shiftlock both -DHOME_FAA -DHOME_TRY -DDOWNGRADE
+check fail "shiftlock negative: a conversion down that releases, then counts itself a reader" \
+	shiftlock safety -DDOWNGRADE -DDOWNGRADE_RELEASE_FIRST
+check fail "shiftlock negative: a conversion down that hands the lock to a writer" \
+	shiftlock safety -DDOWNGRADE -DDOWNGRADE_NO_FLIP
 
 # DSLR as shared/specs/dslr.md §11 has it, COUNT_MAX 2 so that the
 # overflow reset runs: three clients one round each, two clients two.
