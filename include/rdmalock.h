@@ -7,8 +7,9 @@
  * Domains are created by the administrator (rdmalockctl domain create);
  * a client holds one for as long as it uses it.
  *
- * A lock handle is one holder's hold on one lock id, like a DLM lock
- * status block: a task that holds several locks uses one handle for
+ * A lock handle is one holder's hold on one lock id, in one of DLM's six
+ * modes (RDMALOCK_MODE_*), which it may convert; like a DLM lock status
+ * block: a task that holds several locks uses one handle for
  * each, and two tasks that want the same lock each use their own handle.
  * Ids map to a home node (id modulo the number of nodes) and a slot in
  * its lock table; ids that share a slot are one lock, so a client must
@@ -99,6 +100,9 @@ int rdmalock_lock_timeout(struct rdmalock_lock *lk, unsigned int mode,
 int rdmalock_trylock(struct rdmalock_lock *lk, unsigned int mode);
 int rdmalock_lock_async(struct rdmalock_lock *lk, unsigned int mode,
 			rdmalock_complete_fn *done, void *arg);
+int rdmalock_lock_convert(struct rdmalock_lock *lk, unsigned int mode);
+int rdmalock_lock_convert_async(struct rdmalock_lock *lk, unsigned int mode,
+				rdmalock_complete_fn *done, void *arg);
 int rdmalock_lock_cancel(struct rdmalock_lock *lk);
 int rdmalock_unlock(struct rdmalock_lock *lk);
 

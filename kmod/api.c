@@ -210,7 +210,7 @@ void rdmalock_lock_put(struct rdmalock_lock *lk)
 {
 	/* A request that ends with a grant leaves @lk->w behind it. */
 	rdmalock_request_forget(lk);
-	if (WARN_ON_ONCE(lk->w))
+	if (WARN_ON_ONCE(rdmalock_lock_holds(lk)))
 		rdmalock_unlock(lk);
 	rdmalock_lock_teardown(lk);
 	rdmalock_domain_put(lk->dom);
@@ -298,7 +298,8 @@ int rdmalock_lock_set_value(struct rdmalock_lock *lk, void *lvb, u32 lvb_len)
 {
 	if (!lk->ent)
 		return -EOPNOTSUPP;
-	if (lk->w || (lvb_len && lvb_len != 32 && lvb_len != RDMALOCK_LVB_MAX) ||
+	if (rdmalock_lock_holds(lk) ||
+	    (lvb_len && lvb_len != 32 && lvb_len != RDMALOCK_LVB_MAX) ||
 	    !lvb != !lvb_len)
 		return -EINVAL;
 	lk->values = true;
@@ -340,7 +341,7 @@ int rdmalock_lock_set_blocking(struct rdmalock_lock *lk,
 {
 	if (!lk->ent)
 		return -EOPNOTSUPP;
-	if (lk->w)
+	if (rdmalock_lock_holds(lk))
 		return -EINVAL;
 	rdmalock_blocking_set(lk, fn, arg);
 	return 0;
@@ -390,12 +391,18 @@ static int rdmalock_granted_named(struct rdmalock_lock *lk)
 	/* Lost to a view change already: the slot may be another's. */
 	ret = READ_ONCE(lk->w->gone) ?: rdmalock_blocking_granted(lk);
 	if (!ret && lk->values)
-		ret = rdmalock_value_on_grant(lk);
+		ret = rdmalock_value_on_grant(lk, RDMALOCK_MODE_NL);
 	return ret;
 }
 
-/* Gives back what @lk holds, as a failed call or a release must. */
-static int rdmalock_give_back(struct rdmalock_lock *lk)
+/**
+ * rdmalock_give_back() - release what @lk holds, as a failed call or a release must
+ * @lk: a handle holding its lock word
+ *
+ * Context: process context, in a call of the domain; sleeps.
+ * Return: as rdmalock_ls_release().
+ */
+int rdmalock_give_back(struct rdmalock_lock *lk)
 {
 	struct rdmalock_waiter *w = lk->w;
 	int ret;
@@ -432,20 +439,28 @@ static int rdmalock_acquire_granted(struct rdmalock_lock *lk,
 	return ret;
 }
 
-/* An exclusive holder's LVB goes back before its release, inside the gate. */
-static int rdmalock_release_value(struct rdmalock_lock *lk)
+/**
+ * rdmalock_release_value() - a writing holder's LVB goes back, inside the gate
+ * @lk: a handle holding its lock word in @lk->mode
+ * @to: the mode it will hold once it lets go: RDMALOCK_MODE_NL, or a
+ *	weaker one it converts to
+ *
+ * Context: process context, in a call of the domain; sleeps.
+ * Return: 0, also when @lk writes nothing back or lost its lock (its
+ * release reports that), or the write-back's error.
+ */
+int rdmalock_release_value(struct rdmalock_lock *lk, unsigned int to)
 {
 	struct rdmalock_lockspace *ls = lk->dom->ls;
 	int ret;
 
-	if (!lk->lvb || lk->mode != RDMALOCK_MODE_EX)
+	if (!rdmalock_value_must_write(lk, lk->mode))
 		return 0;
 	ret = rdmalock_gate_enter(ls, &rdmalock_forever);
 	if (ret)
 		return 0;	/* fenced: the release reports the loss */
-	/* A lock lost to a view change: the release reports it. */
 	if (!READ_ONCE(lk->w->gone))
-		ret = rdmalock_value_on_release(lk);
+		ret = rdmalock_value_write_back(lk, to);
 	rdmalock_gate_leave(ls);
 	if (ret)
 		pr_err_ratelimited("%s: lock %llu: the LVB was not written back: %d\n",
@@ -459,21 +474,27 @@ static int rdmalock_release_value(struct rdmalock_lock *lk)
  * since the destruction is what did; and a grant that came meanwhile is
  * released again while the destruction waits for this call to leave.
  */
-static int rdmalock_acquire_nofs(struct rdmalock_lock *lk, unsigned int mode,
-				 const struct rdmalock_how *how)
+int rdmalock_acquire_nofs(struct rdmalock_lock *lk, unsigned int mode,
+			  const struct rdmalock_how *how)
 {
 	struct rdmalock_domain *dom = lk->dom;
 	int ret;
 
-	if (mode > RDMALOCK_MODE_SH)
+	if (rdmalock_lkmode_of(mode) == RDMALOCK_LK_IV)
 		return -EINVAL;
-	if (lk->w)
+	if (rdmalock_lock_holds(lk))
 		return -EBUSY;
 	ret = rdmalock_domain_enter(dom);
 	if (ret)
 		return ret;
 	lk->mode = mode;
-	ret = rdmalock_acquire_slot(lk, mode, how);
+	/* NL takes no word: it keeps the name, and blocks nobody. */
+	if (mode == RDMALOCK_MODE_NL) {
+		lk->nl = true;
+		rdmalock_domain_leave(dom);
+		return 0;
+	}
+	ret = rdmalock_acquire_slot(lk, rdmalock_word_mode(dom->ls, mode), how);
 	if (!ret && lk->ent)
 		ret = rdmalock_acquire_granted(lk, how);
 	if (rdmalock_domain_closed(dom)) {
@@ -512,8 +533,11 @@ static int rdmalock_acquire_sync(struct rdmalock_lock *lk, unsigned int mode,
 /**
  * rdmalock_lock() - take a lock, sleeping until it is granted
  * @lk: the handle
- * @mode: RDMALOCK_MODE_EX or RDMALOCK_MODE_SH; algorithms without a shared
- *	mode (alock, cas, mcs) grant shared as exclusive
+ * @mode: RDMALOCK_MODE_*: one of DLM's six. NL is granted at once, takes
+ *	no lock word and blocks nobody; the others are served with the lock
+ *	word held shared or exclusive, never weaker than DLM's matrix needs
+ *	(Documentation/dlm.rst): algorithms without a shared mode (alock,
+ *	cas, mcs) serve every mode but NL exclusive
  *
  * Waiters sleep; so may the holder, in its critical section, for as long
  * as it likes: a lock is taken from a holder only when its node leaves the
@@ -527,7 +551,8 @@ static int rdmalock_acquire_sync(struct rdmalock_lock *lk, unsigned int mode,
  * fenced (it lost its node lease) while the call waited; -ESHUTDOWN when
  * the domain is or was destroyed: a destroyed domain grants nothing more,
  * and waiters fail at its destruction; -EINVAL for a bad mode; -EBUSY
- * when @lk already holds its lock, or has a request under way
+ * when @lk already holds its lock (in any mode: rdmalock_lock_convert()
+ * changes it), or has a request under way
  * (rdmalock_lock_async()); -EAGAIN when this node has
  * RDMALOCK_DESC_COUNT acquisitions under way already. Under ShiftLock
  * with lease recovery only: -ENOTCONN also when the node of the waiter
@@ -604,6 +629,10 @@ static int rdmalock_unlock_nofs(struct rdmalock_lock *lk)
 	struct rdmalock_waiter *w = lk->w;
 	int ret, value_ret;
 
+	if (lk->nl) {
+		lk->nl = false;
+		return 0;
+	}
 	if (WARN_ON_ONCE(!w))
 		return -EINVAL;
 	/* No blocking callback once the release began. */
@@ -615,7 +644,7 @@ static int rdmalock_unlock_nofs(struct rdmalock_lock *lk)
 		rdmalock_desc_free(dom->ls, w);
 		return ret;
 	}
-	value_ret = rdmalock_release_value(lk);
+	value_ret = rdmalock_release_value(lk, RDMALOCK_MODE_NL);
 	ret = rdmalock_give_back(lk);
 	rdmalock_domain_leave(dom);
 	if (ret)

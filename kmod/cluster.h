@@ -56,7 +56,8 @@ struct rdmalock_lock {
 	u64 slot_off;
 	struct rdmalock_name *ent;	/* a named lock's resolution */
 	struct rdmalock_waiter *w;
-	unsigned int mode;		/* asked for, while @w holds */
+	unsigned int mode;		/* RDMALOCK_MODE_*, while it holds */
+	bool nl;			/* holds NL: no lock word */
 	bool values;			/* grants read the value (values.c) */
 	bool lvb_valid;
 	u8 lvb_len;
@@ -74,6 +75,7 @@ struct rdmalock_lock {
 	bool request_armed;
 	unsigned long request_busy;
 	unsigned int request_mode;
+	bool request_convert;
 	rdmalock_complete_fn *done;
 	void *done_arg;
 	struct rdmalock_cancel cancel;
@@ -86,8 +88,20 @@ int rdmalock_lock_setup(struct rdmalock_lock *lk, struct rdmalock_domain *dom,
 int rdmalock_lock_setup_name(struct rdmalock_lock *lk, struct rdmalock_domain *dom,
 			     const void *name, u32 len);
 void rdmalock_lock_teardown(struct rdmalock_lock *lk);
+/* Does @lk hold its lock, in any mode (NL too)? */
+static inline bool rdmalock_lock_holds(const struct rdmalock_lock *lk)
+{
+	return lk->w || lk->nl;
+}
+
 int rdmalock_acquire(struct rdmalock_lock *lk, unsigned int mode,
 		     const struct rdmalock_how *how);
+int rdmalock_acquire_nofs(struct rdmalock_lock *lk, unsigned int mode,
+			  const struct rdmalock_how *how);
+int rdmalock_convert(struct rdmalock_lock *lk, unsigned int mode,
+		     const struct rdmalock_how *how);
+int rdmalock_give_back(struct rdmalock_lock *lk);
+int rdmalock_release_value(struct rdmalock_lock *lk, unsigned int to);
 bool rdmalock_request_busy(const struct rdmalock_lock *lk);
 void rdmalock_request_forget(struct rdmalock_lock *lk);
 

@@ -146,15 +146,48 @@ static int rdmalock_held_give_value(struct rdmalock_held *h,
 	return 0;
 }
 
-static int rdmalock_file_lock(struct rdmalock_lock *lk,
-			      const struct rdmalock_lock_req *req)
+/* How a LOCK may wait: killable, and as its flags and timeout say. */
+static struct rdmalock_how rdmalock_file_how(const struct rdmalock_lock_req *req)
 {
-	if (req->flags & RDMALOCK_LOCK_F_TRY)
-		return rdmalock_trylock(lk, req->mode);
-	if (req->timeout_ms)
-		return rdmalock_lock_timeout(lk, req->mode,
-					     msecs_to_jiffies(req->timeout_ms));
-	return rdmalock_lock_killable(lk, req->mode);
+	return (struct rdmalock_how){
+		.try = req->flags & RDMALOCK_LOCK_F_TRY,
+		.killable = true,
+		.timed = req->timeout_ms,
+		.deadline = jiffies + msecs_to_jiffies(req->timeout_ms),
+	};
+}
+
+/* LOCK with RDMALOCK_LOCK_F_CONVERT: a lock this file holds changes mode. */
+static long rdmalock_ioc_convert(struct rdmalock_file *f,
+				 const struct rdmalock_lock_req *req)
+{
+	struct rdmalock_how how = rdmalock_file_how(req);
+	struct rdmalock_lock_value val;
+	struct rdmalock_held *h;
+	int ret;
+
+	if (req->value) {
+		ret = rdmalock_value_from_user(req, &val);
+		if (ret)
+			return ret;
+	}
+	/* Pending, it is this call's alone: UNLOCK and CONVERT do not find it. */
+	mutex_lock(&f->lock);
+	h = rdmalock_file_find(f, req->name, req->id);
+	if (h)
+		h->pending = true;
+	mutex_unlock(&f->lock);
+	if (!h)
+		return -ENOENT;
+	if (req->value)
+		memcpy(h->lvb, val.lvb, h->lk.lvb_len);
+	ret = rdmalock_convert(&h->lk, req->mode, &how);
+	if (!ret && req->value)
+		ret = rdmalock_held_give_value(h, req);
+	mutex_lock(&f->lock);
+	h->pending = false;
+	mutex_unlock(&f->lock);
+	return ret;
 }
 
 /**
@@ -162,22 +195,28 @@ static int rdmalock_file_lock(struct rdmalock_lock *lk,
  * @file: the open file that will hold the lock
  * @arg: &struct rdmalock_lock_req
  *
- * Return: 0, -EINVAL, -ENOENT (no such domain), -EDEADLK (held or being
- * locked by this file), -EFAULT or -EOPNOTSUPP for a value, or the lock's
- * errors.
+ * Return: 0, -EINVAL, -ENOENT (no such domain; with
+ * %RDMALOCK_LOCK_F_CONVERT, no such lock held by this file), -EDEADLK
+ * (held or being locked by this file; with %RDMALOCK_LOCK_F_CONVERT, a
+ * conversion the algorithm cannot grant), -EFAULT or -EOPNOTSUPP for a
+ * value, or the lock's errors.
  */
 long rdmalock_ioc_lock(struct file *file, void *arg)
 {
 	struct rdmalock_file *f = file->private_data;
 	struct rdmalock_lock_req *req = arg;
+	struct rdmalock_how how = rdmalock_file_how(req);
 	struct rdmalock_domain *dom;
 	struct rdmalock_held *h;
 	bool busy;
 	int ret;
 
-	if ((req->flags & ~RDMALOCK_LOCK_F_TRY) || req->mode > RDMALOCK_MODE_SH ||
-	    req->reserved || strnlen(req->name, RDMALOCK_NAME_MAX) == RDMALOCK_NAME_MAX)
+	if ((req->flags & ~(RDMALOCK_LOCK_F_TRY | RDMALOCK_LOCK_F_CONVERT)) ||
+	    rdmalock_lkmode_of(req->mode) == RDMALOCK_LK_IV || req->reserved ||
+	    strnlen(req->name, RDMALOCK_NAME_MAX) == RDMALOCK_NAME_MAX)
 		return -EINVAL;
+	if (req->flags & RDMALOCK_LOCK_F_CONVERT)
+		return rdmalock_ioc_convert(f, req);
 	dom = rdmalock_domain_get(req->name);
 	if (!dom)
 		return -ENOENT;
@@ -202,7 +241,7 @@ long rdmalock_ioc_lock(struct file *file, void *arg)
 		ret = -EDEADLK;
 		goto err_free;
 	}
-	ret = rdmalock_file_lock(&h->lk, req);
+	ret = rdmalock_acquire(&h->lk, req->mode, &how);
 	if (!ret && req->value) {
 		ret = rdmalock_held_give_value(h, req);
 		if (ret)

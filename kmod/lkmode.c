@@ -16,6 +16,7 @@
  * its copy back as it converts down or unlocks.
  */
 #include <linux/bits.h>
+#include <linux/rdmalock.h>
 
 #include "lkmode.h"
 #include "rdmalock-pri.h"
@@ -30,6 +31,28 @@ static const u8 rdmalock_lkmode_compat[RDMALOCK_LK_MODES] = {
 	[RDMALOCK_LK_PW] = BIT(RDMALOCK_LK_NL) | BIT(RDMALOCK_LK_CR),
 	[RDMALOCK_LK_EX] = BIT(RDMALOCK_LK_NL),
 };
+
+/* The API's modes (RDMALOCK_MODE_*) as DLM numbers them. */
+static const s8 rdmalock_lkmode_api[RDMALOCK_MODES] = {
+	[RDMALOCK_MODE_EX] = RDMALOCK_LK_EX,
+	[RDMALOCK_MODE_PR] = RDMALOCK_LK_PR,
+	[RDMALOCK_MODE_NL] = RDMALOCK_LK_NL,
+	[RDMALOCK_MODE_CR] = RDMALOCK_LK_CR,
+	[RDMALOCK_MODE_CW] = RDMALOCK_LK_CW,
+	[RDMALOCK_MODE_PW] = RDMALOCK_LK_PW,
+};
+
+/**
+ * rdmalock_lkmode_of() - the DLM mode of an API mode
+ * @mode: RDMALOCK_MODE_*, from a caller
+ *
+ * Return: the mode, or RDMALOCK_LK_IV when @mode is none.
+ */
+enum rdmalock_lkmode rdmalock_lkmode_of(unsigned int mode)
+{
+	return mode < RDMALOCK_MODES ? rdmalock_lkmode_api[mode] : RDMALOCK_LK_IV;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_lkmode_of);
 
 /**
  * rdmalock_lkmode_valid() - is @mode one of DLM's six?

@@ -71,6 +71,7 @@ enum rdmalock_lvb_move {
 	RDMALOCK_LVB_WRITE,
 };
 
+enum rdmalock_lkmode rdmalock_lkmode_of(unsigned int mode);
 bool rdmalock_lkmode_valid(int mode);
 bool rdmalock_lkmode_compatible(enum rdmalock_lkmode a, enum rdmalock_lkmode b);
 enum rdmalock_served rdmalock_lkmode_served(bool shared, enum rdmalock_lkmode mode);

@@ -15,6 +15,14 @@
  * it ends without the lock (-ECANCELED), or with it when the grant came
  * first, and either way exclusion and the counters must hold.
  *
+ * With RDMALOCK_RUN_F_CONVERT, exclusive sections take EX or PW, shared
+ * ones PR; a lock kept exclusive that only shared requests wait for is
+ * converted down to PR, written LVB and all, where the algorithm shares,
+ * and kept; one kept shared and wanted exclusive is converted up, or
+ * given up and taken again where that is refused (-EDEADLK). A conversion
+ * that let go of the lock would let a writer in between, whose increment
+ * the converted holder's LVB would not have.
+ *
  * Each lock's LVB carries its guarded counter: an exclusive critical
  * section adds one to both, and every critical section, shared or
  * exclusive, first checks that they are equal. An LVB lost or left
@@ -35,7 +43,8 @@
 #include "torture.h"
 
 /* &rdmalock_run_cached.asked */
-#define RDMALOCK_RUN_ASKED	0
+#define RDMALOCK_RUN_ASKED	0	/* a request waits */
+#define RDMALOCK_RUN_ASKED_EX	1	/* an exclusive one among them */
 
 /*
  * struct rdmalock_run_cached - a thread's handle on one lock, kept
@@ -43,7 +52,7 @@
  * @use: held by the thread while it uses the lock, or by a callback that
  *	releases it; a callback never waits for it
  * @t: the thread
- * @asked: RDMALOCK_RUN_ASKED: a blocking callback came, not yet answered
+ * @asked: RDMALOCK_RUN_ASKED*: a blocking callback came, not yet answered
  * @set_up: @lk is set up
  * @held: @lk holds its lock
  * @shared: in a shared mode of the algorithm
@@ -83,17 +92,50 @@ static void rdmalock_run_cache_release(struct rdmalock_run_cached *c)
 		c->first_error = ret;
 }
 
+/* Under @c->use: a lock kept exclusive is kept as PR instead. */
+static void rdmalock_run_cache_downgrade(struct rdmalock_run_cached *c)
+{
+	int ret = rdmalock_lock_convert(&c->lk, RDMALOCK_MODE_PR);
+
+	if (!ret) {
+		c->shared = true;
+		atomic_inc(&c->t->run->converted);
+		return;
+	}
+	/* It holds its old mode, or NL: either way, let go. */
+	if (!c->errors++)
+		c->first_error = ret;
+	rdmalock_run_cache_release(c);
+}
+
+/* May the callback's answer be to keep the lock as PR? */
+static bool rdmalock_run_cache_may_downgrade(struct rdmalock_run_cached *c,
+					     bool asked_ex)
+{
+	return !asked_ex && c->held && !c->shared &&
+	       (c->t->run->req->flags & RDMALOCK_RUN_F_CONVERT) &&
+	       rdmalock_mode_shared(c->t->run->dom->ls, RDMALOCK_MODE_PR);
+}
+
 /*
- * Releases a kept lock a callback asked for, unless its thread uses it:
- * the thread calls this again when it is done. Whichever of the two
- * comes last sees the request.
+ * Releases a kept lock a callback asked for, or converts it down when
+ * only shared requests wait, unless its thread uses it: the thread calls
+ * this again when it is done. Whichever of the two comes last sees the
+ * request.
  */
 static void rdmalock_run_cache_answer(struct rdmalock_run_cached *c)
 {
+	bool asked_ex;
+
 	if (!test_bit(RDMALOCK_RUN_ASKED, &c->asked) || !mutex_trylock(&c->use))
 		return;
-	if (test_and_clear_bit(RDMALOCK_RUN_ASKED, &c->asked))
-		rdmalock_run_cache_release(c);
+	if (test_and_clear_bit(RDMALOCK_RUN_ASKED, &c->asked)) {
+		asked_ex = test_and_clear_bit(RDMALOCK_RUN_ASKED_EX, &c->asked);
+		if (rdmalock_run_cache_may_downgrade(c, asked_ex))
+			rdmalock_run_cache_downgrade(c);
+		else
+			rdmalock_run_cache_release(c);
+	}
 	mutex_unlock(&c->use);
 }
 
@@ -104,6 +146,8 @@ static void rdmalock_run_blocked(void *arg, unsigned int mode)
 	atomic64_inc(&c->t->run->blocked);
 	if (c->t->run->req->flags & RDMALOCK_RUN_F_DEAF)
 		return;
+	if (mode == RDMALOCK_MODE_EX)
+		set_bit(RDMALOCK_RUN_ASKED_EX, &c->asked);
 	set_bit(RDMALOCK_RUN_ASKED, &c->asked);
 	rdmalock_run_cache_answer(c);
 }
@@ -200,9 +244,16 @@ static int rdmalock_run_cache_hold(struct rdmalock_run_thread *t,
 	bool shared = rdmalock_mode_shared(t->run->dom->ls, mode);
 	int ret;
 
-	/* Kept shared, wanted exclusive: there is no conversion yet. */
-	if (c->held && c->shared && !shared)
-		rdmalock_run_cache_release(c);
+	/* Kept shared, wanted exclusive: converted up, or let go. */
+	if (c->held && c->shared && !shared) {
+		ret = -EDEADLK;
+		if (t->run->req->flags & RDMALOCK_RUN_F_CONVERT)
+			ret = rdmalock_lock_convert(&c->lk, mode);
+		if (ret)
+			rdmalock_run_cache_release(c);
+		else
+			c->shared = false;
+	}
 	if (c->held) {
 		t->cached++;
 		return 0;

@@ -26,6 +26,7 @@
 #include <linux/workqueue.h>
 
 #include "fabric.h"
+#include "lkmode.h"
 
 /*
  * The lock layer's part of every node's region, from the fabric's
@@ -227,6 +228,12 @@ static inline bool rdmalock_how_over(const struct rdmalock_how *how)
  *	with @granted in its BUDGET word (0 for none): the next waiter must
  *	not skip the arbitration it would otherwise do. Process context.
  *	Optional: @release, for algorithms with nothing to pass on.
+ * @downgrade: @w holds the lock exclusive: hold it shared from now on,
+ *	without letting go in between. Called only where views recover the
+ *	lock (&rdmalock_lockspace.gated), inside the gate; -ERESTART when a
+ *	view change came meanwhile (it claimed @w's lock exclusive again).
+ *	Optional: algorithms without a shared mode need none. Process
+ *	context.
  * @recover_hold: during a view change, once every member's table is
  *	reset, make @w's lock held by @w again at its home, with an empty
  *	queue. An algorithm that has it recovers through the membership view
@@ -253,6 +260,7 @@ struct rdmalock_algo {
 	int (*acquire)(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w,
 		       const struct rdmalock_how *how);
 	int (*release)(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w);
+	int (*downgrade)(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w);
 	int (*pass_on)(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w,
 		       s64 granted);
 	int (*recover_hold)(struct rdmalock_lockspace *ls,
@@ -375,11 +383,22 @@ struct rdmalock_lockspace {
 	struct rdmalock_waiter waiters[RDMALOCK_DESC_COUNT];
 };
 
-/* Does @ls's algorithm hold its word shared for @mode? Else exclusive. */
+/*
+ * Does @ls's algorithm hold its word shared for @mode, a valid
+ * RDMALOCK_MODE_* other than NL? Else exclusive (lkmode.c).
+ */
 static inline bool rdmalock_mode_shared(const struct rdmalock_lockspace *ls,
 					unsigned int mode)
 {
-	return mode == RDMALOCK_MODE_SH && ls->algo->shared;
+	return rdmalock_lkmode_served(ls->algo->shared, rdmalock_lkmode_of(mode)) ==
+	       RDMALOCK_SERVED_SH;
+}
+
+/* The word mode, RDMALOCK_MODE_SH or _EX, that @ls serves @mode with. */
+static inline unsigned int rdmalock_word_mode(const struct rdmalock_lockspace *ls,
+					      unsigned int mode)
+{
+	return rdmalock_mode_shared(ls, mode) ? RDMALOCK_MODE_SH : RDMALOCK_MODE_EX;
 }
 
 /* The algorithm's state of a lockspace: &rdmalock_algo.ls_size bytes. */
@@ -406,6 +425,8 @@ int rdmalock_ls_acquire(struct rdmalock_lockspace *ls, u32 home, u64 slot_off,
 			unsigned int mode, const struct rdmalock_how *how,
 			struct rdmalock_waiter **wp);
 int rdmalock_ls_release(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w);
+bool rdmalock_ls_can_downgrade(const struct rdmalock_lockspace *ls);
+int rdmalock_ls_downgrade(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w);
 struct rdmalock_waiter *rdmalock_desc_alloc(struct rdmalock_lockspace *ls);
 void rdmalock_desc_free(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w);
 u64 *rdmalock_desc_word(struct rdmalock_lockspace *ls, u32 idx, u32 word);

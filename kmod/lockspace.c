@@ -1046,3 +1046,60 @@ int rdmalock_ls_release(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w
 	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(rdmalock_ls_release);
+
+/**
+ * rdmalock_ls_can_downgrade() - can @ls hold a lock shared without letting go?
+ * @ls: the lockspace
+ *
+ * Return: true where the algorithm has a downgrade and the domain
+ * recovers its locks through membership views.
+ */
+bool rdmalock_ls_can_downgrade(const struct rdmalock_lockspace *ls)
+{
+	return ls->algo->downgrade && ls->gated;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_ls_can_downgrade);
+
+/**
+ * rdmalock_ls_downgrade() - hold an exclusive lock shared, without letting go
+ * @ls: the lockspace
+ * @w: an acquisition that holds its lock exclusive
+ *
+ * A view change under way is waited for, and the conversion done in the
+ * new view, where @w holds the lock exclusive again. A verb that fails
+ * may leave the word half converted: a view change is asked for, which
+ * resets it, and the conversion is tried again in the new view.
+ *
+ * Context: process context; sleeps.
+ * Return: 0, and @w holds the lock shared; -EOPNOTSUPP when
+ * rdmalock_ls_can_downgrade() says no; or as rdmalock_ls_release(), and
+ * @w still holds it exclusive, or lost it: its release says which.
+ */
+int rdmalock_ls_downgrade(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w)
+{
+	unsigned int verb_restarts = 0;
+	int ret, gen;
+
+	if (!rdmalock_ls_can_downgrade(ls))
+		return -EOPNOTSUPP;
+	for (;;) {
+		ret = READ_ONCE(w->gone);
+		if (ret)
+			return ret;
+		ret = rdmalock_gate_enter(ls, &rdmalock_forever);
+		if (ret == -ENOTCONN)
+			ret = READ_ONCE(w->gone) ?: -ENOLCK;	/* fenced */
+		if (ret)
+			return ret;
+		gen = atomic_read(&ls->gate_gen);
+		ret = ls->algo->downgrade(ls, w);
+		rdmalock_gate_leave(ls);
+		if (ls->gated && rdmalock_verb_failed(ret, &rdmalock_forever) &&
+		    verb_restarts++ < RDMALOCK_VERB_RESTARTS)
+			ret = rdmalock_await_view_change(ls, gen, &rdmalock_forever,
+							 ret) ?: -ERESTART;
+		if (ret != -ERESTART)
+			return ret;
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_ls_downgrade);

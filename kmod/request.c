@@ -34,12 +34,49 @@ static void rdmalock_request_run(struct work_struct *work)
 	void *arg = lk->done_arg;
 	int ret;
 
-	ret = rdmalock_acquire(lk, lk->request_mode, &how);
+	if (lk->request_convert)
+		ret = rdmalock_convert(lk, lk->request_mode, &how);
+	else
+		ret = rdmalock_acquire(lk, lk->request_mode, &how);
 	if (ret == -ETIMEDOUT && READ_ONCE(lk->cancel.requested))
 		ret = -ECANCELED;
 	/* The handle is the caller's again: @done may use it. */
 	clear_bit_unlock(RDMALOCK_REQUEST_BUSY, &lk->request_busy);
 	done(arg, ret);
+}
+
+/* Queues @lk's request: an acquisition, or a conversion when @convert. */
+static int rdmalock_request_queue(struct rdmalock_lock *lk, unsigned int mode,
+				  bool convert, rdmalock_complete_fn *done,
+				  void *arg)
+{
+	struct rdmalock_domain *dom = lk->dom;
+	int ret;
+
+	if (rdmalock_lkmode_of(mode) == RDMALOCK_LK_IV || !done)
+		return -EINVAL;
+	if (rdmalock_lock_holds(lk) != convert)
+		return convert ? -EINVAL : -EBUSY;
+	if (test_and_set_bit_lock(RDMALOCK_REQUEST_BUSY, &lk->request_busy))
+		return -EBUSY;
+	/* A destroyed domain's queue is gone once no call is inside. */
+	ret = rdmalock_domain_enter(dom);
+	if (ret) {
+		clear_bit_unlock(RDMALOCK_REQUEST_BUSY, &lk->request_busy);
+		return ret;
+	}
+	if (!lk->request_armed) {
+		INIT_WORK(&lk->request_work, rdmalock_request_run);
+		lk->request_armed = true;
+	}
+	lk->request_mode = mode;
+	lk->request_convert = convert;
+	lk->done = done;
+	lk->done_arg = arg;
+	lk->cancel = (struct rdmalock_cancel){};
+	queue_work(dom->ls->request_wq, &lk->request_work);
+	rdmalock_domain_leave(dom);
+	return 0;
 }
 
 /**
@@ -66,32 +103,33 @@ static void rdmalock_request_run(struct work_struct *work)
 int rdmalock_lock_async(struct rdmalock_lock *lk, unsigned int mode,
 			rdmalock_complete_fn *done, void *arg)
 {
-	struct rdmalock_domain *dom = lk->dom;
-	int ret;
-
-	if (mode > RDMALOCK_MODE_SH || !done)
-		return -EINVAL;
-	if (lk->w || test_and_set_bit_lock(RDMALOCK_REQUEST_BUSY, &lk->request_busy))
-		return -EBUSY;
-	/* A destroyed domain's queue is gone once no call is inside. */
-	ret = rdmalock_domain_enter(dom);
-	if (ret) {
-		clear_bit_unlock(RDMALOCK_REQUEST_BUSY, &lk->request_busy);
-		return ret;
-	}
-	if (!lk->request_armed) {
-		INIT_WORK(&lk->request_work, rdmalock_request_run);
-		lk->request_armed = true;
-	}
-	lk->request_mode = mode;
-	lk->done = done;
-	lk->done_arg = arg;
-	lk->cancel = (struct rdmalock_cancel){};
-	queue_work(dom->ls->request_wq, &lk->request_work);
-	rdmalock_domain_leave(dom);
-	return 0;
+	return rdmalock_request_queue(lk, mode, false, done, arg);
 }
 EXPORT_SYMBOL_GPL(rdmalock_lock_async);
+
+/**
+ * rdmalock_lock_convert_async() - ask for a conversion, and be called back at its end
+ * @lk: the handle, holding its lock and asking for nothing
+ * @mode: as for rdmalock_lock_convert()
+ * @done: called once, on the domain's request work queue, with the
+ *	result rdmalock_lock_convert() would return, or -ECANCELED when
+ *	rdmalock_lock_cancel() ended a conversion from NL (the handle still
+ *	holds NL)
+ * @arg: @done's argument
+ *
+ * As rdmalock_lock_async(), for rdmalock_lock_convert().
+ *
+ * Context: process context; does not sleep.
+ * Return: 0 when queued: @done will be called; -EINVAL for a bad mode or
+ * a handle holding nothing; -EBUSY when a request of @lk is under way;
+ * -ESHUTDOWN when the domain was destroyed.
+ */
+int rdmalock_lock_convert_async(struct rdmalock_lock *lk, unsigned int mode,
+				rdmalock_complete_fn *done, void *arg)
+{
+	return rdmalock_request_queue(lk, mode, true, done, arg);
+}
+EXPORT_SYMBOL_GPL(rdmalock_lock_convert_async);
 
 /**
  * rdmalock_lock_cancel() - cancel a handle's request

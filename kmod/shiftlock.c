@@ -1323,12 +1323,6 @@ static int rdmalock_sl_release_alone(struct rdmalock_lockspace *ls,
 					     sl_ls(ls)->writer_cas, &old);
 	if (ret == -EAGAIN)
 		ret = rdmalock_sl_delegate(ls, w, SL_MSG_RELEASE, &old);
-	/*
-	 * A view change came while the home node may have done it, or not:
-	 * the view change frees the lock either way (the top of this file).
-	 */
-	if (ret == -ERESTART)
-		return READ_ONCE(w->gone);
 	if (ret)
 		return ret;
 	switch (rdmalock_sl_release_outcome(old, sl->cur_rel, sl->epoch, me)) {
@@ -1341,12 +1335,16 @@ static int rdmalock_sl_release_alone(struct rdmalock_lockspace *ls,
 	return 0;
 }
 
-/* Gives the lock to the successor: to it directly, or to the readers first. */
+/*
+ * Gives the lock to the successor: to it directly, or to the readers
+ * first, as the writer batch says or @to_readers asks.
+ */
 static int rdmalock_sl_pass(struct rdmalock_lockspace *ls,
-			    struct rdmalock_waiter *w)
+			    struct rdmalock_waiter *w, bool to_readers)
 {
 	struct rdmalock_sl *sl = sl_w(w);
-	bool flip = rdmalock_sl_must_flip(sl->cons, sl_ls(ls)->writer_batch);
+	bool flip = to_readers ||
+		    rdmalock_sl_must_flip(sl->cons, sl_ls(ls)->writer_batch);
 	u32 node = RDMALOCK_NO_NODE, idx, gen;
 	struct rdmalock_sl_msg m;
 	u64 old;
@@ -1389,8 +1387,12 @@ static int rdmalock_sl_pass(struct rdmalock_lockspace *ls,
 	return 0;
 }
 
-static int rdmalock_sl_release_write(struct rdmalock_lockspace *ls,
-				     struct rdmalock_waiter *w)
+/*
+ * A writer lets go of the lock, to the readers whatever its batch says
+ * when @to_readers; -ERESTART when a view change came meanwhile.
+ */
+static int rdmalock_sl_let_go(struct rdmalock_lockspace *ls,
+			      struct rdmalock_waiter *w, bool to_readers)
 {
 	struct rdmalock_how how = {
 		.deadline = jiffies + nsecs_to_jiffies(sl_ls(ls)->lease) + 1,
@@ -1412,16 +1414,10 @@ static int rdmalock_sl_release_write(struct rdmalock_lockspace *ls,
 		 * sends. Without leases, a failed one asks for a view change,
 		 * which, like any, frees the lock, the successor gone.
 		 */
-		if (ls->gated) {
-			ret = rdmalock_wait_event(ls, w, BIT(RDMALOCK_EV_LINK),
-						  &rdmalock_forever);
-			if (ret == -ERESTART)
-				return READ_ONCE(w->gone);
-			if (ret)
-				return ret;
-		} else {
-			ret = rdmalock_wait_event(ls, w, BIT(RDMALOCK_EV_LINK), &how);
-		}
+		ret = rdmalock_wait_event(ls, w, BIT(RDMALOCK_EV_LINK),
+					  ls->gated ? &rdmalock_forever : &how);
+		if (ret && ls->gated)
+			return ret;
 		if (ret) {
 			w->lost = true;
 			return ret == -ETIMEDOUT ? 0 : ret;
@@ -1429,7 +1425,53 @@ static int rdmalock_sl_release_write(struct rdmalock_lockspace *ls,
 	}
 	/* Pairs with rdmalock_event(): the successor is read after its event. */
 	smp_rmb();
-	return rdmalock_sl_pass(ls, w);
+	return rdmalock_sl_pass(ls, w, to_readers);
+}
+
+static int rdmalock_sl_release_write(struct rdmalock_lockspace *ls,
+				     struct rdmalock_waiter *w)
+{
+	int ret = rdmalock_sl_let_go(ls, w, false);
+
+	/*
+	 * A view change came while the home node may have done the release,
+	 * or not: the view change frees the lock either way (the top of this
+	 * file).
+	 */
+	return ret == -ERESTART ? READ_ONCE(w->gone) : ret;
+}
+
+/*
+ * From writer to reader without letting go (Documentation/dlm.rst, and
+ * DOWNGRADE in tools/models/shiftlock.pml): counted among the readers
+ * while its TailId still keeps every writer out and every reader waiting,
+ * then gone as a writer to the readers, whose flip admits it with them.
+ * Its release is then a reader's, which a successor's RelCnt target
+ * counts. Only where views recover the lock: under leases a reset between
+ * the two atomics would leave its reader count in the new epoch.
+ */
+static int rdmalock_sl_downgrade(struct rdmalock_lockspace *ls,
+				 struct rdmalock_waiter *w)
+{
+	u64 old;
+	int ret;
+
+	ret = rdmalock_sl_faa(ls, w->home, w->slot_off, SL_ADD_READER, &old);
+	if (ret)
+		return ret;
+	/* Inside the gate nothing resets the word under its holder. */
+	if (rdmalock_sl_release_outcome(old, sl_w(w)->cur_rel, sl_w(w)->epoch,
+					rdmalock_sl_me(ls, w)) == SL_RESET) {
+		pr_err_ratelimited("%s: lock slot %#llx: a writer converting down found word %#llx, not the one it holds\n",
+				   ls->name, w->slot_off, old);
+		return -EIO;
+	}
+	ret = rdmalock_sl_let_go(ls, w, true);
+	if (ret)
+		return ret;
+	WRITE_ONCE(sl_w(w)->writer, false);
+	w->mode = RDMALOCK_MODE_SH;
+	return 0;
 }
 
 static int rdmalock_sl_acquire(struct rdmalock_lockspace *ls,
@@ -1602,6 +1644,7 @@ const struct rdmalock_algo rdmalock_shiftlock_algo = {
 	.end = rdmalock_sl_end,
 	.acquire = rdmalock_sl_acquire,
 	.release = rdmalock_sl_release,
+	.downgrade = rdmalock_sl_downgrade,
 	.recover_hold = rdmalock_sl_recover_hold,
 	.recover_reset = rdmalock_sl_recover_reset,
 };

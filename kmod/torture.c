@@ -279,6 +279,10 @@ static void rdmalock_run_one(struct rdmalock_run_thread *t)
 	id = rdmalock_run_key(t);
 	mode = prandom_u32_state(&t->rnd) % 100 < req->read_pct ?
 	       RDMALOCK_MODE_SH : RDMALOCK_MODE_EX;
+	/* DLM's other writing mode, which excludes what EX does here. */
+	if ((req->flags & RDMALOCK_RUN_F_CONVERT) && mode == RDMALOCK_MODE_EX &&
+	    prandom_u32_state(&t->rnd) % 2)
+		mode = RDMALOCK_MODE_PW;
 	if (t->cache) {
 		rdmalock_run_cache_take(t, id, mode);
 		return;
@@ -422,6 +426,7 @@ static int rdmalock_run_threads(struct rdmalock_run_ctx *run,
 				  failed_release;
 	req->delegated = atomic64_read(&ls->delegated) - delegated;
 	req->blocked = atomic64_read(&run->blocked);
+	req->converted = atomic_read(&run->converted);
 	rdmalock_verbs_since(run->dom, verbs, req->verbs);
 out:
 	kvfree(run->threads);
@@ -484,9 +489,9 @@ static int rdmalock_run_check(const struct rdmalock_run *req,
 {
 	bool runs = req->op == RDMALOCK_RUN_TORTURE || req->op == RDMALOCK_RUN_BENCH;
 
-	if (req->pad0 || req->cancelled ||
+	if (req->converted || req->cancelled ||
 	    (req->flags & ~(RDMALOCK_RUN_F_CACHE | RDMALOCK_RUN_F_DEAF |
-			    RDMALOCK_RUN_F_ASYNC)) ||
+			    RDMALOCK_RUN_F_ASYNC | RDMALOCK_RUN_F_CONVERT)) ||
 	    req->op < RDMALOCK_RUN_TORTURE || req->op > RDMALOCK_RUN_RESET ||
 	    !req->num_locks || req->num_locks > RDMALOCK_RUN_MAX_LOCKS ||
 	    req->local_pct > 100 || req->read_pct > 100 ||

@@ -57,6 +57,7 @@ struct rdmalock_run_ctx {
 	u32 *zipf_cdf;
 	atomic64_t *counts;
 	atomic64_t blocked;		/* blocking callbacks, with a cache */
+	atomic_t converted;		/* conversions down, with CONVERT */
 	long lock_timeout;		/* jiffies a lock call may wait */
 	unsigned long end;		/* jiffies when the run ends */
 	struct rdmalock_run_thread *threads;

@@ -131,15 +131,26 @@ static int rdmalock_value_write(struct rdmalock_lock *lk,
 				     len);
 }
 
+/* Does a holder in @mode (RDMALOCK_MODE_*) write the LVB: PW and EX. */
+static bool rdmalock_value_writes(unsigned int mode)
+{
+	return rdmalock_lvb_on_unlock(rdmalock_lkmode_of(mode)) == RDMALOCK_LVB_WRITE;
+}
+
 /**
  * rdmalock_value_on_grant() - a holder's part of its lock's value at its grant
  * @lk: a handle that was just granted its lock in @lk->mode, with a value
  *	asked for
+ * @from: the mode it held before: RDMALOCK_MODE_NL for a new grant
+ *
+ * Reads the value. A grant in a writing mode (PW, EX) that did not write
+ * before takes the next fencing token and, with an LVB, names this node
+ * the LVB's writer; one that did (PW to EX) keeps both.
  *
  * Context: process context, inside the gate; sleeps.
  * Return: 0, or the verb's error: the handle then does not know the value.
  */
-int rdmalock_value_on_grant(struct rdmalock_lock *lk)
+int rdmalock_value_on_grant(struct rdmalock_lock *lk, unsigned int from)
 {
 	struct rdmalock_value v;
 	int ret;
@@ -150,8 +161,11 @@ int rdmalock_value_on_grant(struct rdmalock_lock *lk)
 	if (lk->lvb)
 		memcpy(lk->lvb, v.lvb, lk->lvb_len);
 	lk->lvb_valid = !(v.flags & RDMALOCK_VALUE_F_NOT_VALID);
-	lk->token = 0;
-	if (lk->mode != RDMALOCK_MODE_EX)
+	if (!rdmalock_value_writes(lk->mode)) {
+		lk->token = 0;
+		return 0;
+	}
+	if (rdmalock_value_writes(from))
 		return 0;
 	v.token++;
 	if (lk->lvb)
@@ -164,19 +178,23 @@ int rdmalock_value_on_grant(struct rdmalock_lock *lk)
 }
 
 /**
- * rdmalock_value_on_release() - an exclusive holder writes its LVB back
- * @lk: a handle about to release its lock, with an LVB
+ * rdmalock_value_write_back() - a writing holder writes its LVB back
+ * @lk: a handle holding its lock in PW or EX, with an LVB, about to
+ *	release it or convert
+ * @to: the mode it will hold then: RDMALOCK_MODE_NL for a release
  *
- * The LVB is valid again, and its writer cleared.
+ * The LVB is valid again. Its writer is cleared, unless @to writes too.
  *
  * Context: process context, inside the gate; sleeps.
  * Return: 0, or the verb's error.
  */
-int rdmalock_value_on_release(struct rdmalock_lock *lk)
+int rdmalock_value_write_back(struct rdmalock_lock *lk, unsigned int to)
 {
 	struct rdmalock_value v = {};
 	u32 from = offsetof(struct rdmalock_value, flags);
 
+	if (rdmalock_value_writes(to))
+		v.writer = lk->dom->attr.node_id + 1;
 	memcpy(v.lvb, lk->lvb, lk->lvb_len);
 	/*
 	 * flags, writer and this handle's bytes of the LVB: the token stays
@@ -185,4 +203,43 @@ int rdmalock_value_on_release(struct rdmalock_lock *lk)
 	return rdmalock_value_write(lk, &v, from,
 				    offsetof(struct rdmalock_value, lvb) - from +
 				    lk->lvb_len);
+}
+
+/**
+ * rdmalock_value_on_convert() - the value's move as a holder converts
+ * @lk: a handle that converted from @from to @lk->mode without letting go
+ *	of its lock word, with a value asked for
+ * @from: the mode it held
+ *
+ * As DLM moves it (rdmalock_lvb_on_grant()): a writer converting down
+ * writes its LVB back, a holder converting up reads the home's.
+ *
+ * Context: process context, inside the gate; sleeps.
+ * Return: 0, or the verb's error.
+ */
+int rdmalock_value_on_convert(struct rdmalock_lock *lk, unsigned int from)
+{
+	switch (rdmalock_lvb_on_grant(rdmalock_lkmode_of(from),
+				      rdmalock_lkmode_of(lk->mode))) {
+	case RDMALOCK_LVB_READ:
+		return rdmalock_value_on_grant(lk, from);
+	case RDMALOCK_LVB_WRITE:
+		if (!rdmalock_value_writes(lk->mode))
+			lk->token = 0;
+		return lk->lvb ? rdmalock_value_write_back(lk, lk->mode) : 0;
+	default:
+		return 0;
+	}
+}
+
+/**
+ * rdmalock_value_must_write() - does @lk write its LVB back as it lets go of @mode?
+ * @lk: a handle holding its lock in @mode, RDMALOCK_MODE_*
+ * @mode: the mode it holds
+ *
+ * Return: true for PW and EX with an LVB.
+ */
+bool rdmalock_value_must_write(const struct rdmalock_lock *lk, unsigned int mode)
+{
+	return lk->lvb && rdmalock_value_writes(mode);
 }

@@ -10,7 +10,7 @@
  */
 #include <kunit/test.h>
 
-#include "lkmode.h"
+#include "locks.h"
 
 #define NL RDMALOCK_LK_NL
 #define CR RDMALOCK_LK_CR
@@ -43,6 +43,45 @@ static void modes_are_dlms(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, NL, 0);
 	KUNIT_EXPECT_EQ(test, PR, 3);
 	KUNIT_EXPECT_EQ(test, EX, 5);
+}
+
+/* The API's modes are DLM's, each once; EX and SH are what they were. */
+static void api_modes_are_dlms(struct kunit *test)
+{
+	static const int want[RDMALOCK_MODES] = {
+		[RDMALOCK_MODE_NL] = NL, [RDMALOCK_MODE_CR] = CR,
+		[RDMALOCK_MODE_CW] = CW, [RDMALOCK_MODE_PR] = PR,
+		[RDMALOCK_MODE_PW] = PW, [RDMALOCK_MODE_EX] = EX,
+	};
+	unsigned int m;
+
+	KUNIT_EXPECT_EQ(test, RDMALOCK_MODE_EX, 0);
+	KUNIT_EXPECT_EQ(test, RDMALOCK_MODE_SH, 1);
+	KUNIT_EXPECT_EQ(test, RDMALOCK_MODE_SH, RDMALOCK_MODE_PR);
+	for (m = 0; m < RDMALOCK_MODES; m++)
+		KUNIT_EXPECT_EQ_MSG(test, rdmalock_lkmode_of(m), want[m], "mode %u", m);
+	KUNIT_EXPECT_EQ(test, rdmalock_lkmode_of(RDMALOCK_MODES), RDMALOCK_LK_IV);
+	KUNIT_EXPECT_EQ(test, rdmalock_lkmode_of(UINT_MAX), RDMALOCK_LK_IV);
+}
+
+/* The word mode a lockspace asks its algorithm for, per API mode. */
+static void api_modes_take_their_words(struct kunit *test)
+{
+	static const struct rdmalock_algo rw = { .shared = true }, ex_only = {};
+	struct rdmalock_lockspace ls = { .algo = &rw };
+	unsigned int m;
+
+	for (m = 0; m < RDMALOCK_MODES; m++) {
+		if (m == RDMALOCK_MODE_NL)
+			continue;
+		ls.algo = &rw;
+		KUNIT_EXPECT_EQ_MSG(test, rdmalock_word_mode(&ls, m),
+				    m == RDMALOCK_MODE_PR || m == RDMALOCK_MODE_CR ?
+				    RDMALOCK_MODE_SH : RDMALOCK_MODE_EX, "mode %u", m);
+		ls.algo = &ex_only;
+		KUNIT_EXPECT_EQ_MSG(test, rdmalock_word_mode(&ls, m), RDMALOCK_MODE_EX,
+				    "mode %u", m);
+	}
 }
 
 static void compatibility_is_dlms(struct kunit *test)
@@ -183,6 +222,8 @@ static void value_block_moves(struct kunit *test)
 
 static struct kunit_case rdmalock_lkmode_cases[] = {
 	KUNIT_CASE(modes_are_dlms),
+	KUNIT_CASE(api_modes_are_dlms),
+	KUNIT_CASE(api_modes_take_their_words),
 	KUNIT_CASE(compatibility_is_dlms),
 	KUNIT_CASE(serving_keeps_every_exclusion),
 	KUNIT_CASE(a_weak_serving_is_caught),

@@ -32,17 +32,44 @@ struct value_opts {
 	const char *lvb;	/* --lvb TEXT: the LVB to write back */
 };
 
+/* DLM's names of the modes, indexed by RDMALOCK_MODE_*. */
+static const char *const mode_names[RDMALOCK_MODES] = {
+	[RDMALOCK_MODE_EX] = "ex",
+	[RDMALOCK_MODE_PR] = "pr",
+	[RDMALOCK_MODE_NL] = "nl",
+	[RDMALOCK_MODE_CR] = "cr",
+	[RDMALOCK_MODE_CW] = "cw",
+	[RDMALOCK_MODE_PW] = "pw",
+};
+
+static int parse_mode(const char *s, __u32 *mode)
+{
+	__u32 m;
+
+	for (m = 0; m < RDMALOCK_MODES; m++) {
+		if (!strcmp(s, mode_names[m])) {
+			*mode = m;
+			return 0;
+		}
+	}
+	fprintf(stderr, "rdmalockctl: bad mode '%s' (nl, cr, cw, pr, pw or ex)\n", s);
+	return -1;
+}
+
 /*
- * Fills @req from "lock NAME ID [--shared] [--timeout MS] [--try]" (and,
- * with @vo, "[--value] [--lvb TEXT]") or "unlock NAME ID" in @argv,
- * options and operands in any order. Prints what is wrong with them.
+ * Fills @req from "lock NAME ID [--shared | --mode MODE] [--timeout MS]
+ * [--try]" (and, with @vo, "[--value] [--lvb TEXT]"), "convert NAME ID
+ * MODE [--timeout MS] [--try]" or "unlock NAME ID" in @argv, options and
+ * operands in any order. Prints what is wrong with them.
  */
 static int parse_lock_args(int argc, char **argv, struct rdmalock_lock_req *req,
 			   struct value_opts *vo)
 {
-	int lock = !strcmp(argv[0], "lock");
+	int convert = !strcmp(argv[0], "convert");
+	int lock = convert || !strcmp(argv[0], "lock");
+	int want = 2 + convert;
 	unsigned long long id;
-	char *operands[2];
+	char *operands[3];
 	int i, n = 0;
 
 	for (i = 1; i < argc; i++) {
@@ -51,29 +78,36 @@ static int parse_lock_args(int argc, char **argv, struct rdmalock_lock_req *req,
 		} else if (lock && vo && !strcmp(argv[i], "--lvb") && i + 1 < argc) {
 			vo->value = 1;
 			vo->lvb = argv[++i];
-		} else if (lock && !strcmp(argv[i], "--shared")) {
+		} else if (lock && !convert && !strcmp(argv[i], "--shared")) {
 			req->mode = RDMALOCK_MODE_SH;
+		} else if (lock && !convert && !strcmp(argv[i], "--mode") && i + 1 < argc) {
+			if (parse_mode(argv[++i], &req->mode))
+				return -1;
 		} else if (lock && !strcmp(argv[i], "--try")) {
 			req->flags |= RDMALOCK_LOCK_F_TRY;
 		} else if (lock && !strcmp(argv[i], "--timeout") && i + 1 < argc) {
 			if (parse_u32(argv[++i], "timeout", UINT_MAX, &req->timeout_ms))
 				return -1;
-		} else if (strncmp(argv[i], "--", 2) && n < 2) {
+		} else if (strncmp(argv[i], "--", 2) && n < want) {
 			operands[n++] = argv[i];
 		} else {
 			break;
 		}
 	}
-	if (i < argc || n != 2) {
-		fprintf(stderr, "rdmalockctl: usage: %s NAME ID%s%s\n", argv[0],
-			lock ? " [--shared] [--timeout MS] [--try]" : "",
-			lock && vo ? " [--value] [--lvb TEXT]" : "");
+	if (i < argc || n != want) {
+		fprintf(stderr, "rdmalockctl: usage: %s NAME ID%s%s%s\n", argv[0],
+			convert ? " MODE" : "",
+			lock && !convert ? " [--shared | --mode MODE]" : "",
+			lock ? " [--timeout MS] [--try]" : "");
 		return -1;
 	}
 	if (copy_name(req->name, operands[0]) ||
-	    parse_u64(operands[1], "lock id", 0, ULLONG_MAX, &id))
+	    parse_u64(operands[1], "lock id", 0, ULLONG_MAX, &id) ||
+	    (convert && parse_mode(operands[2], &req->mode)))
 		return -1;
 	req->id = id;
+	if (convert)
+		req->flags |= RDMALOCK_LOCK_F_CONVERT;
 	return 0;
 }
 
@@ -223,7 +257,7 @@ static int sleep_ms(unsigned int ms)
 static int session_command(int fd, int argc, char **argv)
 {
 	struct rdmalock_lock_req req = { .size = sizeof(req) };
-	int lock = !strcmp(argv[0], "lock");
+	int lock = !strcmp(argv[0], "lock") || !strcmp(argv[0], "convert");
 	unsigned int ms;
 
 	if (lock || !strcmp(argv[0], "unlock")) {
@@ -239,7 +273,7 @@ static int session_command(int fd, int argc, char **argv)
 		return sleep_ms(ms);
 	}
 	fprintf(stderr, "rdmalockctl: session: want lock NAME ID [OPTIONS], %s\n",
-		"unlock NAME ID or sleep MS");
+		"convert NAME ID MODE [OPTIONS], unlock NAME ID or sleep MS");
 	return -EINVAL;
 }
 
@@ -283,7 +317,7 @@ static const struct run_cmd {
 	unsigned int op;
 	const char *opts;	/* the options it takes, by their short name */
 } run_cmds[] = {
-	{ "torture", RDMALOCK_RUN_TORTURE, "TDNLRZCKFA" },
+	{ "torture", RDMALOCK_RUN_TORTURE, "TDNLRZCKFAV" },
 	{ "bench", RDMALOCK_RUN_BENCH, "TDNLRZC" },
 	{ "counters", RDMALOCK_RUN_COUNTERS, "NC" },
 	{ "counters-reset", RDMALOCK_RUN_RESET, "N" },
@@ -332,6 +366,7 @@ static int parse_run_args(int argc, char **argv, const struct run_cmd *rc,
 		{ "cache", no_argument, NULL, 'K' },
 		{ "deaf", no_argument, NULL, 'F' },
 		{ "async", no_argument, NULL, 'A' },
+		{ "convert", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct rdmalock_run *req = &a->req;
@@ -384,6 +419,9 @@ static int parse_run_args(int argc, char **argv, const struct run_cmd *rc,
 			break;
 		case 'A':
 			req->flags |= RDMALOCK_RUN_F_CACHE | RDMALOCK_RUN_F_ASYNC;
+			break;
+		case 'V':
+			req->flags |= RDMALOCK_RUN_F_CACHE | RDMALOCK_RUN_F_CONVERT;
 			break;
 		default:
 			return -1;
@@ -456,6 +494,8 @@ static void print_result(const struct rdmalock_run *r)
 	}
 	if (r->flags & RDMALOCK_RUN_F_ASYNC)
 		printf("cancelled: %u\n", r->cancelled);
+	if (r->flags & RDMALOCK_RUN_F_CONVERT)
+		printf("converted: %u\n", r->converted);
 	printf("throughput_per_s: %.1f\n", ratio(acq * 1e9, r->wall_ns));
 	printf("cpu_pct: %.1f\n", ratio(100.0 * r->cpu_ns, r->wall_ns));
 }

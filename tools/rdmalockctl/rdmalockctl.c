@@ -56,20 +56,22 @@ static void print_usage(FILE *out)
 		"  floor NAME --peer N [--samples S]\n"
 		"            the fabric's floors: an RDMA CAS to node N and to this\n"
 		"            node, a message to N and back, a CPU CAS (S each, 1000)\n"
-		"  lock NAME ID [--shared] [--timeout MS] [--try] [--value] [--lvb TEXT]\n"
-		"                [-- CMD [ARGS...]]\n"
+		"  lock NAME ID [--shared | --mode MODE] [--timeout MS] [--try] [--value]\n"
+		"                [--lvb TEXT] [-- CMD [ARGS...]]\n"
 		"            hold the lock while CMD runs, or until end of input;\n"
+		"            MODE: nl, cr, cw, pr (--shared), pw or ex (the default);\n"
 		"            --value (named locks): print its fencing token and LVB;\n"
-		"            --lvb TEXT: and write TEXT back as its LVB (exclusive)\n"
-		"  session   read lock, unlock and sleep commands from stdin, one a\n"
-		"            line, and run them on one open file:\n"
-		"              lock NAME ID [--shared] [--timeout MS] [--try]\n"
+		"            --lvb TEXT: and write TEXT back as its LVB (pw, ex)\n"
+		"  session   read lock, convert, unlock and sleep commands from\n"
+		"            stdin, one a line, and run them on one open file:\n"
+		"              lock NAME ID [--shared | --mode MODE] [--timeout MS] [--try]\n"
+		"              convert NAME ID MODE [--timeout MS] [--try]\n"
 		"              unlock NAME ID\n"
 		"              sleep MS\n"
 		"  torture NAME [--threads T] [--duration MS] [--locks N] [--local PCT]\n"
 		"                [--read PCT] [--zipf THETA] [--counts FILE]\n"
-		"                [--cache | --deaf | --async]\n"
-		"  bench NAME [the options of torture, but --cache, --deaf, --async]\n"
+		"                [--cache | --deaf | --async | --convert]\n"
+		"  bench NAME [the options of torture, but the caching ones]\n"
 		"  counters NAME --locks N [--counts FILE]\n"
 		"  counters-reset NAME --locks N\n"
 		"\n"
@@ -207,7 +209,7 @@ static int cmd_version(int argc, char **argv)
 	close(fd);
 	printf("module ABI %u, rdmalockctl ABI %u\n", v.abi_version,
 	       RDMALOCK_ABI_VERSION);
-	printf("features:%s%s%s%s%s%s%s%s\n",
+	printf("features:%s%s%s%s%s%s%s%s%s\n",
 	       v.features & RDMALOCK_FEAT_DEVICE_STATUS ? " device-status" : "",
 	       v.features & RDMALOCK_FEAT_DOMAINS ? " domains" : "",
 	       v.features & RDMALOCK_FEAT_DOMAIN_KEY ? " domain-key" : "",
@@ -215,7 +217,8 @@ static int cmd_version(int argc, char **argv)
 	       v.features & RDMALOCK_FEAT_VIEW ? " view" : "",
 	       v.features & RDMALOCK_FEAT_FENCE ? " fence" : "",
 	       v.features & RDMALOCK_FEAT_NAMED ? " named" : "",
-	       v.features & RDMALOCK_FEAT_RUN_CACHE ? " run-cache" : "");
+	       v.features & RDMALOCK_FEAT_RUN_CACHE ? " run-cache" : "",
+	       v.features & RDMALOCK_FEAT_MODES ? " modes" : "");
 	if (v.abi_version != RDMALOCK_ABI_VERSION) {
 		fprintf(stderr, "rdmalockctl: ABI mismatch; rebuild the tool\n");
 		return 1;

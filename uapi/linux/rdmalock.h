@@ -51,9 +51,12 @@
 #define RDMALOCK_FEAT_NAMED		_BITULL(7)
 /*
  * RDMALOCK_IOC_RUN's lock caching: flags RDMALOCK_RUN_F_CACHE, _DEAF and
- * _ASYNC, and the cached, blocked and cancelled counts.
+ * _ASYNC, and the cached, blocked and cancelled counts. (With
+ * RDMALOCK_FEAT_MODES: _CONVERT and the converted count.)
  */
 #define RDMALOCK_FEAT_RUN_CACHE		_BITULL(8)
+/* DLM's six modes (RDMALOCK_MODE_NL to _PW) and RDMALOCK_LOCK_F_CONVERT */
+#define RDMALOCK_FEAT_MODES		_BITULL(9)
 
 /**
  * struct rdmalock_version - ABI version and features of the loaded module
@@ -193,9 +196,21 @@ struct rdmalock_status {
 #define RDMALOCK_SHIFTLOCK_WRITER_CAS_MAX	64
 #define RDMALOCK_SHIFTLOCK_WRITER_CAS_ONLY	0xffffffffU
 
-/* Lock modes. Algorithms without a shared mode grant shared as exclusive. */
-#define RDMALOCK_MODE_EX		0
-#define RDMALOCK_MODE_SH		1
+/*
+ * Lock modes: DLM's six, with DLM's compatibility (Documentation/dlm.rst).
+ * EX and SH came first; SH is DLM's PR. An algorithm serves each mode with
+ * its lock word held shared or exclusive, never weaker than the mode
+ * needs: without a shared mode (alock, cas, mcs), every mode but NL is
+ * served exclusive.
+ */
+#define RDMALOCK_MODE_EX		0	/* exclusive */
+#define RDMALOCK_MODE_SH		1	/* protected read */
+#define RDMALOCK_MODE_PR		RDMALOCK_MODE_SH
+#define RDMALOCK_MODE_NL		2	/* null: granted at once, blocks nobody */
+#define RDMALOCK_MODE_CR		3	/* concurrent read */
+#define RDMALOCK_MODE_CW		4	/* concurrent write */
+#define RDMALOCK_MODE_PW		5	/* protected write */
+#define RDMALOCK_MODES			6
 
 /**
  * struct rdmalock_addr - the IP address of a node
@@ -561,6 +576,7 @@ struct rdmalock_fabric_test {
 
 /* Flags of &rdmalock_lock_req. */
 #define RDMALOCK_LOCK_F_TRY		_BITUL(0)	/* do not wait */
+#define RDMALOCK_LOCK_F_CONVERT		_BITUL(1)	/* change a held lock's mode */
 
 /**
  * struct rdmalock_lock_req - take or release a lock for this open file
@@ -570,8 +586,8 @@ struct rdmalock_fabric_test {
  * @id: in: the lock's id
  * @mode: in: RDMALOCK_MODE_*; ignored by UNLOCK
  * @timeout_ms: in: give up after this long with -ETIMEDOUT; 0 waits until
- *	the lock is granted, a fatal signal arrives (-EINTR) or the lock's
- *	home node is lost (-ENOTCONN). ShiftLock honours it only until its
+ *	the lock is granted or the lock's home node is lost (-ENOTCONN); a
+ *	fatal signal ends the wait either way (-EINTR). ShiftLock honours it only until its
  *	acquisition has queued (its first atomic): from then on it cannot
  *	leave the queue without breaking the lock for the others, and waits
  *	for its grant or a view change
@@ -586,6 +602,16 @@ struct rdmalock_fabric_test {
  * still holds. A file holds a given (domain, id) at most once: LOCK of a
  * held one fails with -EDEADLK, UNLOCK of one not held with -ENOENT.
  * TRY that finds the lock taken fails with -EAGAIN.
+ *
+ * LOCK with %RDMALOCK_LOCK_F_CONVERT converts a lock the file holds to
+ * @mode without letting go of it (the in-kernel rdmalock_lock_convert();
+ * Documentation/api.rst): -ENOENT when the file does not hold it (or
+ * another call of the file is converting it), -EDEADLK when the
+ * algorithm cannot grant the conversion without letting go, and the lock
+ * keeps its mode. With @value, the LVB in it is written back when the
+ * conversion is down from PW or EX (the value must then be the lock's own,
+ * as LOCK read it, or changed), and the value as the conversion leaves it
+ * is read back into it. TRY and @timeout_ms apply to a conversion from NL.
  */
 struct rdmalock_lock_req {
 	__u32 size;
@@ -635,6 +661,7 @@ struct rdmalock_lock_value {
 #define RDMALOCK_RUN_F_CACHE		_BITUL(0)	/* keep locks until asked */
 #define RDMALOCK_RUN_F_DEAF		_BITUL(1)	/* ... and never hear it */
 #define RDMALOCK_RUN_F_ASYNC		_BITUL(2)	/* ask asynchronously */
+#define RDMALOCK_RUN_F_CONVERT		_BITUL(3)	/* convert down when asked */
 
 #define RDMALOCK_RUN_MAX_THREADS	64
 #define RDMALOCK_RUN_MAX_LOCKS		65536
@@ -654,7 +681,11 @@ struct rdmalock_lock_value {
  *	are ignored, so that requests for a kept lock wait until they time
  *	out: the negative control of CACHE. ASYNC also: every lock is
  *	asked for with an asynchronous request, and one request in four is
- *	cancelled as soon as it is made. Else zero
+ *	cancelled as soon as it is made. CONVERT also: exclusive sections
+ *	take EX or PW, shared ones PR; a lock kept exclusive that only
+ *	shared requests wait for is converted down to PR, keeping it, and
+ *	one kept shared and wanted exclusive is converted up, or given up
+ *	and taken again where the conversion is refused. Else zero
  * @name: in: NUL-terminated name of the domain
  * @op: in: RDMALOCK_RUN_*
  * @threads: in: TORTURE, BENCH: kernel threads, 1 to
@@ -668,7 +699,7 @@ struct rdmalock_lock_value {
  * @read_pct: in: percentage of acquisitions in shared mode
  * @dist: in: RDMALOCK_DIST_*: how a key is drawn among the local (or
  *	remote) ones
- * @pad0: must be zero
+ * @converted: in: zero. Out: CONVERT: conversions down that kept a lock
  * @zipf_cdf: in: ZIPF: user address of @num_locks __u32, the cumulative
  *	distribution of ranks scaled to 2^32 - 1, non-decreasing
  * @counts: in: user address of @num_locks __u64, or 0. Out: TORTURE,
@@ -716,7 +747,7 @@ struct rdmalock_run {
 	__u32 local_pct;
 	__u32 read_pct;
 	__u32 dist;
-	__u32 pad0;
+	__u32 converted;
 	__u64 zipf_cdf;
 	__u64 counts;
 	__u64 acquisitions;

@@ -21,6 +21,13 @@
 #    ignored (--deaf, the negative control), requests for kept locks time
 #    out; with asynchronous requests (--async), a quarter of them cancelled
 #    as soon as made: the same, and requests were cancelled;
+#  - conversions on ShiftLock, through one session's open file: EX
+#    converted down to PR admits a PR beside it and no EX; PR to EX is
+#    refused (EDEADLK) and the lock stays PR; converted to NL, it admits
+#    EX; from NL up to EX, then PW, and unlocked;
+#  - lock caching with conversions (--convert): a lock kept exclusive that
+#    only shared requests wait for is converted down to PR and kept; the
+#    same checks as the caching torture, and locks were converted;
 #  - the last node dies holding a reference: the view change without it
 #    frees its slot at the home, and the survivors go on resolving;
 #  - lock values: an exclusive holder writes its LVB back, a shared grant
@@ -231,6 +238,37 @@ torture_pair() {
 		counters_exact "$dom" "$tag" "$locks"
 }
 
+# convert_round DOMAIN TAG ARGS...: lock caching with conversions, some
+# locks converted down.
+convert_round() {
+	cached_round "$@" --convert && grep -q '^converted: [1-9]' "/tmp/out-$2"
+}
+
+# session_says LINE ANSWER: the session on fd 7 runs LINE, and answers
+# ANSWER ("ok", or "error: " and the error).
+session_says() {
+	local n
+
+	n=$(($(wc -l </tmp/sess.out) + 1))
+	echo "$1" >&7
+	retry 30 sh -c "[ \$(wc -l </tmp/sess.out) -ge $n ]" || return 1
+	sed -n "${n}p" /tmp/sess.out | tee /dev/stderr | grep -qx "$2"
+}
+
+# conv_down: node 0's session takes id 20 EX, then converts it to PR.
+conv_down() {
+	session_says "lock nm-shift 20 --mode ex" ok &&
+		session_says "convert nm-shift 20 pr" ok
+}
+
+# conv_up: from NL, the session converts id 20 up to EX, to PW, and
+# unlocks it.
+conv_up() {
+	session_says "convert nm-shift 20 ex --try" ok &&
+		session_says "convert nm-shift 20 pw" ok &&
+		session_says "unlock nm-shift 20" ok
+}
+
 # async_round: lock caching with asynchronous requests, some cancelled.
 async_round() {
 	cached_round nm-alock async --async --threads 4 \
@@ -241,11 +279,11 @@ async_round() {
 
 
 if [ "$VMTEST_NODE" -eq 0 ]; then
-	tap_plan 33
+	tap_plan 39
 elif [ "$VMTEST_NODE" -eq "$victim" ]; then
-	tap_plan 26
+	tap_plan 31
 else
-	tap_plan 28
+	tap_plan 31
 fi
 kmemleak_forget
 tap_check "rdmalock.ko loads" load_rdmalock
@@ -313,6 +351,43 @@ tap_check "caching torture with async requests: counters exact" \
 	counters_exact nm-alock async 6
 tap_check "with the callbacks ignored, requests for kept locks time out" \
 	deaf_round nm-alock
+torture_pair convert_round "no violation, callbacks heard, locks converted down" \
+	nm-shift convert 6 --local 50 --read 50 --duration $((2 * TORTURE_MS))
+
+# Conversions of nm-shift's id 20 (homed on the last node) by node 0's
+# session, probed by the others.
+if [ "$VMTEST_NODE" -eq 0 ]; then
+	rm -f /tmp/sess.in && mkfifo /tmp/sess.in
+	rdmalockctl session </tmp/sess.in >/tmp/sess.out 2>&1 &
+	exec 7>/tmp/sess.in
+	tap_check "node 0 takes id 20 EX and converts it down to PR" conv_down
+fi
+barrier conv-pr
+[ "$VMTEST_NODE" -ne 1 ] ||
+	tap_check "beside the PR converted down from EX, PR is granted" \
+		ctl lock nm-shift 20 --mode pr --try -- true
+[ "$VMTEST_NODE" -ne "$victim" ] ||
+	tap_check "and EX is not (EAGAIN)" \
+		try_says 'Resource temporarily unavailable' nm-shift 20
+barrier conv-probed
+[ "$VMTEST_NODE" -ne 0 ] ||
+	tap_check "PR to EX is refused (EDEADLK)" \
+		session_says "convert nm-shift 20 ex" "error: Resource deadlock avoided"
+barrier conv-refused
+[ "$VMTEST_NODE" -ne "$victim" ] ||
+	tap_check "and the lock stays PR: EX is not granted (EAGAIN)" \
+		try_says 'Resource temporarily unavailable' nm-shift 20
+barrier conv-kept
+[ "$VMTEST_NODE" -ne 0 ] ||
+	tap_check "node 0 converts it to NL" session_says "convert nm-shift 20 nl" ok
+barrier conv-nl
+[ "$VMTEST_NODE" -ne "$victim" ] ||
+	tap_check "beside NL, EX is granted" ctl lock nm-shift 20 --try -- true
+barrier conv-ex
+if [ "$VMTEST_NODE" -eq 0 ]; then
+	tap_check "from NL up to EX, to PW, and unlocked" conv_up
+	exec 7>&-
+fi
 
 [ "$VMTEST_NODE" -ne 0 ] ||
 	tap_check "node 0 writes id 1's LVB and notes its token" note_token
