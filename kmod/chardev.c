@@ -25,7 +25,8 @@
 				 RDMALOCK_FEAT_LOCKS | RDMALOCK_FEAT_DOMAIN_KEY | \
 				 RDMALOCK_FEAT_FLOOR | RDMALOCK_FEAT_VIEW | \
 				 RDMALOCK_FEAT_FENCE | RDMALOCK_FEAT_NAMED | \
-				 RDMALOCK_FEAT_RUN_CACHE | RDMALOCK_FEAT_MODES)
+				 RDMALOCK_FEAT_RUN_CACHE | RDMALOCK_FEAT_MODES | \
+				 RDMALOCK_FEAT_NOTIFY | RDMALOCK_FEAT_LOCK_NAMES)
 
 /* The command changes state: CAP_SYS_ADMIN is required. */
 #define RDMALOCK_IOCF_ADMIN	BIT(0)
@@ -299,6 +300,8 @@ static const struct file_operations rdmalock_fops = {
 	.owner = THIS_MODULE,
 	.open = rdmalock_open,
 	.release = rdmalock_release,
+	.read = rdmalock_file_read,
+	.poll = rdmalock_file_poll,
 	.unlocked_ioctl = rdmalock_ioctl,
 	/* The ABI has the same layout for 32-bit callers: no translation. */
 	.compat_ioctl = compat_ptr_ioctl,

@@ -1,29 +1,43 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * rdmalock: locks held by an open file of /dev/rdmalock
- * (RDMALOCK_IOC_LOCK and _UNLOCK), released when the file is closed.
+ * (RDMALOCK_IOC_LOCK and _UNLOCK), released when the file is closed, and
+ * their blocking events, which read(2) of the file returns.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/jiffies.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/poll.h>
 #include <linux/slab.h>
+#include <linux/spinlock.h>
 #include <linux/uaccess.h>
+#include <linux/wait.h>
 
 #include "cluster.h"
 #include "locks.h"
 #include "rdmalock-pri.h"
 
+struct rdmalock_file;
+
 /*
- * A lock of the file; @pending while its LOCK is under way. @lvb is the
- * handle's LVB, with a value.
+ * A lock of the file; @pending while its LOCK is under way. @key is the
+ * lock's name (an id's is its eight big-endian bytes), @by_name when the
+ * file named it so. @lvb is the handle's LVB, with a value. With
+ * RDMALOCK_LOCK_F_NOTIFY, @event is on the file's events while one is to
+ * be read, for @event_mode.
  */
 struct rdmalock_held {
 	struct list_head entry;
 	struct rdmalock_lock lk;
+	struct rdmalock_lock_name key;
+	bool by_name;
 	bool pending;
 	u8 lvb[RDMALOCK_LVB_MAX];
+	struct rdmalock_file *f;
+	struct list_head event;
+	unsigned int event_mode;
 };
 
 /*
@@ -34,6 +48,9 @@ struct rdmalock_held {
 struct rdmalock_file {
 	struct mutex lock;		/* protects held */
 	struct list_head held;
+	spinlock_t events_lock;		/* protects events, helds' event fields */
+	struct list_head events;
+	wait_queue_head_t events_wq;
 };
 
 /**
@@ -50,15 +67,46 @@ int rdmalock_file_open(struct file *file)
 		return -ENOMEM;
 	mutex_init(&f->lock);
 	INIT_LIST_HEAD(&f->held);
+	spin_lock_init(&f->events_lock);
+	INIT_LIST_HEAD(&f->events);
+	init_waitqueue_head(&f->events_wq);
 	file->private_data = f;
 	return 0;
+}
+
+/* The blocking callback of a lock held with RDMALOCK_LOCK_F_NOTIFY. */
+static void rdmalock_held_blocked(void *arg, unsigned int mode)
+{
+	struct rdmalock_held *h = arg;
+	struct rdmalock_file *f = h->f;
+
+	spin_lock(&f->events_lock);
+	if (list_empty(&h->event)) {
+		h->event_mode = mode;
+		list_add_tail(&h->event, &f->events);
+	} else if (mode == RDMALOCK_MODE_EX) {
+		h->event_mode = mode;
+	}
+	spin_unlock(&f->events_lock);
+	wake_up_interruptible(&f->events_wq);
+}
+
+/* Once torn down (no callback runs): its event, if unread, goes. */
+static void rdmalock_held_teardown(struct rdmalock_held *h)
+{
+	struct rdmalock_file *f = h->f;
+
+	rdmalock_lock_teardown(&h->lk);
+	spin_lock(&f->events_lock);
+	list_del_init(&h->event);
+	spin_unlock(&f->events_lock);
 }
 
 static int rdmalock_held_free(struct rdmalock_held *h)
 {
 	int ret = rdmalock_unlock(&h->lk);
 
-	rdmalock_lock_teardown(&h->lk);
+	rdmalock_held_teardown(h);
 	rdmalock_domain_put(h->lk.dom);
 	kfree(h);
 	return ret;
@@ -79,17 +127,130 @@ void rdmalock_file_release(struct file *file)
 	kfree(f);
 }
 
+static bool rdmalock_file_has_events(struct rdmalock_file *f)
+{
+	bool has;
+
+	spin_lock(&f->events_lock);
+	has = !list_empty(&f->events);
+	spin_unlock(&f->events_lock);
+	return has;
+}
+
+/* Takes the first event to read, into @ev; false when there is none. */
+static bool rdmalock_file_next_event(struct rdmalock_file *f,
+				     struct rdmalock_blocking_event *ev)
+{
+	struct rdmalock_held *h;
+
+	spin_lock(&f->events_lock);
+	h = list_first_entry_or_null(&f->events, struct rdmalock_held, event);
+	if (h) {
+		list_del_init(&h->event);
+		*ev = (struct rdmalock_blocking_event){
+			.id = h->lk.id,
+			.mode = h->event_mode,
+		};
+		strscpy(ev->name, h->lk.dom->attr.name, sizeof(ev->name));
+		if (h->by_name)
+			ev->lock_name = h->key;
+	}
+	spin_unlock(&f->events_lock);
+	return h;
+}
+
+/**
+ * rdmalock_file_read() - read(2): the blocking events of the file's locks
+ * @file: the open file
+ * @buf: the caller's buffer
+ * @count: its size: whole &struct rdmalock_blocking_event only
+ * @ppos: unused: events are a stream
+ *
+ * Context: process context; sleeps until an event comes, unless the file
+ * is O_NONBLOCK.
+ * Return: the bytes read; -EINVAL when @count is less than one event,
+ * -EAGAIN when there is none and the file is O_NONBLOCK, -ERESTARTSYS at
+ * a signal, -EFAULT.
+ */
+ssize_t rdmalock_file_read(struct file *file, char __user *buf, size_t count,
+			   loff_t *ppos)
+{
+	struct rdmalock_file *f = file->private_data;
+	struct rdmalock_blocking_event ev;
+	size_t done = 0;
+	int ret;
+
+	if (count < sizeof(ev))
+		return -EINVAL;
+	if (!(file->f_flags & O_NONBLOCK)) {
+		ret = wait_event_interruptible(f->events_wq,
+					       rdmalock_file_has_events(f));
+		if (ret)
+			return ret;
+	}
+	while (count - done >= sizeof(ev) && rdmalock_file_next_event(f, &ev)) {
+		if (copy_to_user(buf + done, &ev, sizeof(ev)))
+			return done ?: -EFAULT;
+		done += sizeof(ev);
+	}
+	return done ?: -EAGAIN;
+}
+
+/**
+ * rdmalock_file_poll() - poll(2): readable while a blocking event is to be read
+ * @file: the open file
+ * @wait: the poll table
+ *
+ * Return: EPOLLIN | EPOLLRDNORM, or 0.
+ */
+__poll_t rdmalock_file_poll(struct file *file, struct poll_table_struct *wait)
+{
+	struct rdmalock_file *f = file->private_data;
+
+	poll_wait(file, &f->events_wq, wait);
+	return rdmalock_file_has_events(f) ? EPOLLIN | EPOLLRDNORM : 0;
+}
+
+/*
+ * The lock @req names, as the file keys its locks: the name it gives, or
+ * its id's eight big-endian bytes, which are the same lock in a domain
+ * with named locks. Return: 0, -EFAULT or -EINVAL.
+ */
+static int rdmalock_req_key(const struct rdmalock_lock_req *req,
+			    struct rdmalock_lock_name *key)
+{
+	__be64 id = cpu_to_be64(req->id);
+
+	if (!req->lock_name) {
+		*key = (struct rdmalock_lock_name){ .len = sizeof(id) };
+		memcpy(key->name, &id, sizeof(id));
+		return 0;
+	}
+	if (copy_from_user(key, u64_to_user_ptr(req->lock_name), sizeof(*key)))
+		return -EFAULT;
+	if (key->pad || !key->len || key->len > RDMALOCK_LOCK_NAME_MAX || req->id)
+		return -EINVAL;
+	return 0;
+}
+
+static bool rdmalock_held_is(const struct rdmalock_held *h,
+			     const struct rdmalock_lock_name *key)
+{
+	return h->key.len == key->len && !memcmp(h->key.name, key->name, key->len);
+}
+
 /*
  * Under f->lock. A lock of a destroyed domain keeps its name, so that
  * UNLOCK of it reports the destruction.
  */
 static struct rdmalock_held *rdmalock_file_find(struct rdmalock_file *f,
-						const char *name, u64 id)
+						const char *name,
+						const struct rdmalock_lock_name *key)
 {
 	struct rdmalock_held *h;
 
 	list_for_each_entry(h, &f->held, entry)
-		if (!h->pending && h->lk.id == id &&
+		if (!h->pending && rdmalock_held_is(h, key) &&
 		    !strncmp(h->lk.dom->attr.name, name, RDMALOCK_NAME_MAX))
 			return h;
 	return NULL;
@@ -97,12 +258,13 @@ static struct rdmalock_held *rdmalock_file_find(struct rdmalock_file *f,
 
 /* Under f->lock: held or pending, in this very domain. */
 static bool rdmalock_file_has(struct rdmalock_file *f,
-			      struct rdmalock_domain *dom, u64 id)
+			      struct rdmalock_domain *dom,
+			      const struct rdmalock_lock_name *key)
 {
 	struct rdmalock_held *h;
 
 	list_for_each_entry(h, &f->held, entry)
-		if (h->lk.dom == dom && h->lk.id == id)
+		if (h->lk.dom == dom && rdmalock_held_is(h, key))
 			return true;
 	return false;
 }
@@ -163,17 +325,18 @@ static long rdmalock_ioc_convert(struct rdmalock_file *f,
 {
 	struct rdmalock_how how = rdmalock_file_how(req);
 	struct rdmalock_lock_value val;
+	struct rdmalock_lock_name key;
 	struct rdmalock_held *h;
 	int ret;
 
-	if (req->value) {
+	ret = rdmalock_req_key(req, &key);
+	if (!ret && req->value)
 		ret = rdmalock_value_from_user(req, &val);
-		if (ret)
-			return ret;
-	}
+	if (ret)
+		return ret;
 	/* Pending, it is this call's alone: UNLOCK and CONVERT do not find it. */
 	mutex_lock(&f->lock);
-	h = rdmalock_file_find(f, req->name, req->id);
+	h = rdmalock_file_find(f, req->name, &key);
 	if (h)
 		h->pending = true;
 	mutex_unlock(&f->lock);
@@ -199,7 +362,8 @@ static long rdmalock_ioc_convert(struct rdmalock_file *f,
  * %RDMALOCK_LOCK_F_CONVERT, no such lock held by this file), -EDEADLK
  * (held or being locked by this file; with %RDMALOCK_LOCK_F_CONVERT, a
  * conversion the algorithm cannot grant), -EFAULT or -EOPNOTSUPP for a
- * value, or the lock's errors.
+ * value, -EOPNOTSUPP for %RDMALOCK_LOCK_F_NOTIFY in a domain without
+ * named locks, or the lock's errors.
  */
 long rdmalock_ioc_lock(struct file *file, void *arg)
 {
@@ -211,12 +375,14 @@ long rdmalock_ioc_lock(struct file *file, void *arg)
 	bool busy;
 	int ret;
 
-	if ((req->flags & ~(RDMALOCK_LOCK_F_TRY | RDMALOCK_LOCK_F_CONVERT)) ||
-	    rdmalock_lkmode_of(req->mode) == RDMALOCK_LK_IV || req->reserved ||
+	if ((req->flags & ~(RDMALOCK_LOCK_F_TRY | RDMALOCK_LOCK_F_CONVERT |
+			    RDMALOCK_LOCK_F_NOTIFY)) ||
+	    rdmalock_lkmode_of(req->mode) == RDMALOCK_LK_IV ||
 	    strnlen(req->name, RDMALOCK_NAME_MAX) == RDMALOCK_NAME_MAX)
 		return -EINVAL;
 	if (req->flags & RDMALOCK_LOCK_F_CONVERT)
-		return rdmalock_ioc_convert(f, req);
+		return req->flags & RDMALOCK_LOCK_F_NOTIFY ? -EINVAL :
+		       rdmalock_ioc_convert(f, req);
 	dom = rdmalock_domain_get(req->name);
 	if (!dom)
 		return -ENOENT;
@@ -225,15 +391,29 @@ long rdmalock_ioc_lock(struct file *file, void *arg)
 		rdmalock_domain_put(dom);
 		return -ENOMEM;
 	}
-	ret = rdmalock_lock_setup(&h->lk, dom, req->id);
+	h->f = f;
+	INIT_LIST_HEAD(&h->event);
+	h->by_name = req->lock_name;
+	ret = rdmalock_req_key(req, &h->key);
+	if (ret) {
+		rdmalock_domain_put(dom);
+		kfree(h);
+		return ret;
+	}
+	if (h->by_name)
+		ret = rdmalock_lock_setup_name(&h->lk, dom, h->key.name, h->key.len);
+	else
+		ret = rdmalock_lock_setup(&h->lk, dom, req->id);
 	if (!ret && req->value)
 		ret = rdmalock_held_want_value(h, req);
+	if (!ret && (req->flags & RDMALOCK_LOCK_F_NOTIFY))
+		ret = rdmalock_lock_set_blocking(&h->lk, rdmalock_held_blocked, h);
 	if (ret)
 		goto err_free;
 	h->pending = true;
 	/* Checked and claimed at once: two LOCKs of one lock cannot both pass. */
 	mutex_lock(&f->lock);
-	busy = rdmalock_file_has(f, dom, req->id);
+	busy = rdmalock_file_has(f, dom, &h->key);
 	if (!busy)
 		list_add_tail(&h->entry, &f->held);
 	mutex_unlock(&f->lock);
@@ -256,7 +436,7 @@ long rdmalock_ioc_lock(struct file *file, void *arg)
 	if (!ret)
 		return 0;
 err_free:
-	rdmalock_lock_teardown(&h->lk);
+	rdmalock_held_teardown(h);
 	rdmalock_domain_put(dom);
 	kfree(h);
 	return ret;
@@ -276,19 +456,19 @@ long rdmalock_ioc_unlock(struct file *file, void *arg)
 	struct rdmalock_file *f = file->private_data;
 	struct rdmalock_lock_req *req = arg;
 	struct rdmalock_lock_value val;
+	struct rdmalock_lock_name key;
 	struct rdmalock_held *h;
 	int ret;
 
-	if (req->flags || req->reserved ||
-	    strnlen(req->name, RDMALOCK_NAME_MAX) == RDMALOCK_NAME_MAX)
+	if (req->flags || strnlen(req->name, RDMALOCK_NAME_MAX) == RDMALOCK_NAME_MAX)
 		return -EINVAL;
-	if (req->value) {
+	ret = rdmalock_req_key(req, &key);
+	if (!ret && req->value)
 		ret = rdmalock_value_from_user(req, &val);
-		if (ret)
-			return ret;
-	}
+	if (ret)
+		return ret;
 	mutex_lock(&f->lock);
-	h = rdmalock_file_find(f, req->name, req->id);
+	h = rdmalock_file_find(f, req->name, &key);
 	if (h)
 		list_del(&h->entry);
 	mutex_unlock(&f->lock);

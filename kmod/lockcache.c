@@ -21,7 +21,12 @@
  * and kept; one kept shared and wanted exclusive is converted up, or
  * given up and taken again where that is refused (-EDEADLK). A conversion
  * that let go of the lock would let a writer in between, whose increment
- * the converted holder's LVB would not have.
+ * the converted holder's LVB would not have. RDMALOCK_RUN_F_GAP is such a
+ * conversion, the negative control that shows it: the lock is let go, and
+ * taken again when the thread next uses it, trusting the LVB it had, as a
+ * filesystem trusts its cache across a conversion. (Taken again in the
+ * callback, it would wait there for holders whose callbacks wait behind
+ * it.)
  *
  * Each lock's LVB carries its guarded counter: an exclusive critical
  * section adds one to both, and every critical section, shared or
@@ -57,6 +62,8 @@
  * @held: @lk holds its lock
  * @shared: in a shared mode of the algorithm
  * @lvb_ok: @lvb carries the counter: it was valid, or was rebuilt
+ * @gap: GAP: let go at a conversion, to be taken again with @kept
+ * @kept: GAP: the counter the LVB had then
  * @errors: releases of the callbacks that failed
  * @first_error: the first of them
  * @requested: an asynchronous request of @lk ended
@@ -72,6 +79,8 @@ struct rdmalock_run_cached {
 	bool held;
 	bool shared;
 	bool lvb_ok;
+	bool gap;
+	u64 kept;
 	u64 errors;
 	int first_error;
 	struct completion requested;
@@ -92,19 +101,34 @@ static void rdmalock_run_cache_release(struct rdmalock_run_cached *c)
 		c->first_error = ret;
 }
 
+/* Under @c->use: GAP's conversion down lets go, and remembers. */
+static void rdmalock_run_cache_gap(struct rdmalock_run_cached *c)
+{
+	c->kept = c->lvb[0];
+	c->gap = true;
+	atomic_inc(&c->t->run->converted);
+	rdmalock_run_cache_release(c);
+}
+
 /* Under @c->use: a lock kept exclusive is kept as PR instead. */
 static void rdmalock_run_cache_downgrade(struct rdmalock_run_cached *c)
 {
-	int ret = rdmalock_lock_convert(&c->lk, RDMALOCK_MODE_PR);
+	int ret;
+
+	if (c->t->run->req->flags & RDMALOCK_RUN_F_GAP) {
+		rdmalock_run_cache_gap(c);
+		return;
+	}
+	ret = rdmalock_lock_convert(&c->lk, RDMALOCK_MODE_PR);
 
 	if (!ret) {
 		c->shared = true;
 		atomic_inc(&c->t->run->converted);
 		return;
 	}
-	/* It holds its old mode, or NL: either way, let go. */
 	if (!c->errors++)
 		c->first_error = ret;
+	/* It holds its old mode, or NL: let go. */
 	rdmalock_run_cache_release(c);
 }
 
@@ -267,6 +291,11 @@ static int rdmalock_run_cache_hold(struct rdmalock_run_thread *t,
 	c->held = true;
 	c->shared = shared;
 	c->lvb_ok = rdmalock_lock_lvb_valid(&c->lk);
+	if (c->gap) {
+		c->lvb[0] = c->kept;
+		c->lvb_ok = true;
+		c->gap = false;
+	}
 	return 0;
 }
 

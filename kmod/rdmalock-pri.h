@@ -33,6 +33,9 @@ int rdmalock_fabric_test(struct rdmalock_fabric_test *req);
 /* fdlocks.c: locks held by an open file. */
 int rdmalock_file_open(struct file *file);
 void rdmalock_file_release(struct file *file);
+ssize_t rdmalock_file_read(struct file *file, char __user *buf, size_t count,
+			   loff_t *ppos);
+__poll_t rdmalock_file_poll(struct file *file, struct poll_table_struct *wait);
 long rdmalock_ioc_lock(struct file *file, void *arg);
 long rdmalock_ioc_unlock(struct file *file, void *arg);
 

@@ -491,7 +491,8 @@ static int rdmalock_run_check(const struct rdmalock_run *req,
 
 	if (req->converted || req->cancelled ||
 	    (req->flags & ~(RDMALOCK_RUN_F_CACHE | RDMALOCK_RUN_F_DEAF |
-			    RDMALOCK_RUN_F_ASYNC | RDMALOCK_RUN_F_CONVERT)) ||
+			    RDMALOCK_RUN_F_ASYNC | RDMALOCK_RUN_F_CONVERT |
+			    RDMALOCK_RUN_F_GAP)) ||
 	    req->op < RDMALOCK_RUN_TORTURE || req->op > RDMALOCK_RUN_RESET ||
 	    !req->num_locks || req->num_locks > RDMALOCK_RUN_MAX_LOCKS ||
 	    req->local_pct > 100 || req->read_pct > 100 ||

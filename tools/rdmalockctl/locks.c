@@ -10,6 +10,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -58,21 +59,30 @@ static int parse_mode(const char *s, __u32 *mode)
 
 /*
  * Fills @req from "lock NAME ID [--shared | --mode MODE] [--timeout MS]
- * [--try]" (and, with @vo, "[--value] [--lvb TEXT]"), "convert NAME ID
- * MODE [--timeout MS] [--try]" or "unlock NAME ID" in @argv, options and
- * operands in any order. Prints what is wrong with them.
+ * [--try]" (and, with @vo, "[--value] [--lvb TEXT]"; without, "[--notify]"),
+ * "convert NAME ID MODE [--timeout MS] [--try]" or "unlock NAME ID" in
+ * @argv, options and operands in any order; "--lock-name TEXT" instead of
+ * ID names the lock by the bytes of TEXT, in @ln. Prints what is wrong
+ * with them.
  */
 static int parse_lock_args(int argc, char **argv, struct rdmalock_lock_req *req,
-			   struct value_opts *vo)
+			   struct value_opts *vo, struct rdmalock_lock_name *ln)
 {
 	int convert = !strcmp(argv[0], "convert");
 	int lock = convert || !strcmp(argv[0], "lock");
-	int want = 2 + convert;
-	unsigned long long id;
+	unsigned long long id = 0;
 	char *operands[3];
-	int i, n = 0;
+	int i, want, n = 0;
 
 	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--lock-name") && i + 1 < argc && !req->lock_name) {
+			/* The module checks the length: it may be too long. */
+			ln->len = strlen(argv[++i]);
+			memcpy(ln->name, argv[i], ln->len < sizeof(ln->name) ?
+			       ln->len : sizeof(ln->name));
+			req->lock_name = (uintptr_t)ln;
+			continue;
+		}
 		if (lock && vo && !strcmp(argv[i], "--value")) {
 			vo->value = 1;
 		} else if (lock && vo && !strcmp(argv[i], "--lvb") && i + 1 < argc) {
@@ -83,27 +93,31 @@ static int parse_lock_args(int argc, char **argv, struct rdmalock_lock_req *req,
 		} else if (lock && !convert && !strcmp(argv[i], "--mode") && i + 1 < argc) {
 			if (parse_mode(argv[++i], &req->mode))
 				return -1;
+		} else if (lock && !convert && !vo && !strcmp(argv[i], "--notify")) {
+			req->flags |= RDMALOCK_LOCK_F_NOTIFY;
 		} else if (lock && !strcmp(argv[i], "--try")) {
 			req->flags |= RDMALOCK_LOCK_F_TRY;
 		} else if (lock && !strcmp(argv[i], "--timeout") && i + 1 < argc) {
 			if (parse_u32(argv[++i], "timeout", UINT_MAX, &req->timeout_ms))
 				return -1;
-		} else if (strncmp(argv[i], "--", 2) && n < want) {
+		} else if (strncmp(argv[i], "--", 2) && n < (int)ARRAY_SIZE(operands)) {
 			operands[n++] = argv[i];
 		} else {
 			break;
 		}
 	}
+	want = 2 + convert - !!req->lock_name;
 	if (i < argc || n != want) {
-		fprintf(stderr, "rdmalockctl: usage: %s NAME ID%s%s%s\n", argv[0],
-			convert ? " MODE" : "",
+		fprintf(stderr, "rdmalockctl: usage: %s NAME {ID | --lock-name TEXT}%s%s%s\n",
+			argv[0], convert ? " MODE" : "",
 			lock && !convert ? " [--shared | --mode MODE]" : "",
 			lock ? " [--timeout MS] [--try]" : "");
 		return -1;
 	}
 	if (copy_name(req->name, operands[0]) ||
-	    parse_u64(operands[1], "lock id", 0, ULLONG_MAX, &id) ||
-	    (convert && parse_mode(operands[2], &req->mode)))
+	    (!req->lock_name &&
+	     parse_u64(operands[1], "lock id", 0, ULLONG_MAX, &id)) ||
+	    (convert && parse_mode(operands[want - 1], &req->mode)))
 		return -1;
 	req->id = id;
 	if (convert)
@@ -167,9 +181,20 @@ static void print_value(const struct rdmalock_lock_value *val)
 	putchar('\n');
 }
 
+/* How "locked" and "unlocked" name the lock: its id, or its name. */
+static void print_done(const char *what, const struct rdmalock_lock_req *req,
+		       const struct rdmalock_lock_name *ln)
+{
+	if (req->lock_name)
+		printf("%s %s %.*s\n", what, req->name, (int)ln->len, ln->name);
+	else
+		printf("%s %s %llu\n", what, req->name, (unsigned long long)req->id);
+}
+
 int cmd_lock(int argc, char **argv)
 {
 	struct rdmalock_lock_req req = { .size = sizeof(req) };
+	struct rdmalock_lock_name ln = {};
 	struct rdmalock_lock_value val = { .lvb_len = RDMALOCK_LVB_MAX };
 	struct value_opts vo = {};
 	char **cmd = NULL;
@@ -184,7 +209,7 @@ int cmd_lock(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
-	if (parse_lock_args(i, argv, &req, &vo))
+	if (parse_lock_args(i, argv, &req, &vo, &ln))
 		return EXIT_USAGE;
 	if (vo.lvb && strlen(vo.lvb) > RDMALOCK_LVB_MAX) {
 		fprintf(stderr, "rdmalockctl: lock: an LVB is at most %d bytes\n",
@@ -197,7 +222,7 @@ int cmd_lock(int argc, char **argv)
 	fd = open_device();
 	if (fd < 0 || do_ioctl(fd, RDMALOCK_IOC_LOCK, &req, "lock"))
 		return 1;
-	printf("locked %s %llu\n", req.name, (unsigned long long)req.id);
+	print_done("locked", &req, &ln);
 	if (vo.value)
 		print_value(&val);
 	fflush(stdout);
@@ -216,7 +241,7 @@ int cmd_lock(int argc, char **argv)
 	if (do_ioctl(fd, RDMALOCK_IOC_UNLOCK, &req, "unlock"))
 		ret = ret ? ret : 1;
 	else
-		printf("unlocked %s %llu\n", req.name, (unsigned long long)req.id);
+		print_done("unlocked", &req, &ln);
 	close(fd);
 	return ret;
 }
@@ -253,15 +278,48 @@ static int sleep_ms(unsigned int ms)
 	return 0;
 }
 
-/* Runs one command of a session on @fd: 0, or the -errno it failed with. */
-static int session_command(int fd, int argc, char **argv)
+/*
+ * Waits up to @ms for a blocking event of @fd's locks, and describes it
+ * in @note: 0, or -ETIMEDOUT, or the -errno of poll or read.
+ */
+static int session_blocked(int fd, unsigned int ms, char *note, size_t size)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	struct rdmalock_blocking_event ev;
+	int n;
+
+	n = poll(&p, 1, ms > INT_MAX ? INT_MAX : (int)ms);
+	if (n < 0)
+		return -errno;
+	if (!n)
+		return -ETIMEDOUT;
+	if (read(fd, &ev, sizeof(ev)) != sizeof(ev))
+		return -errno;
+	if (ev.lock_name.len)
+		snprintf(note, size, "%.*s %.*s %s", RDMALOCK_NAME_MAX, ev.name,
+			 (int)ev.lock_name.len, ev.lock_name.name,
+			 ev.mode == RDMALOCK_MODE_EX ? "ex" : "sh");
+	else
+		snprintf(note, size, "%.*s %llu %s", RDMALOCK_NAME_MAX, ev.name,
+			 (unsigned long long)ev.id,
+			 ev.mode == RDMALOCK_MODE_EX ? "ex" : "sh");
+	return 0;
+}
+
+/*
+ * Runs one command of a session on @fd: 0, or the -errno it failed with.
+ * What it has to say goes in @note.
+ */
+static int session_command(int fd, int argc, char **argv, char *note,
+			   size_t size)
 {
 	struct rdmalock_lock_req req = { .size = sizeof(req) };
+	struct rdmalock_lock_name ln = {};
 	int lock = !strcmp(argv[0], "lock") || !strcmp(argv[0], "convert");
 	unsigned int ms;
 
 	if (lock || !strcmp(argv[0], "unlock")) {
-		if (parse_lock_args(argc, argv, &req, NULL))
+		if (parse_lock_args(argc, argv, &req, NULL, &ln))
 			return -EINVAL;
 		if (ioctl(fd, lock ? RDMALOCK_IOC_LOCK : RDMALOCK_IOC_UNLOCK, &req))
 			return -errno;
@@ -272,14 +330,20 @@ static int session_command(int fd, int argc, char **argv)
 			return -EINVAL;
 		return sleep_ms(ms);
 	}
+	if (!strcmp(argv[0], "blocked") && argc == 2) {
+		if (parse_u32(argv[1], "blocked", UINT_MAX, &ms))
+			return -EINVAL;
+		return session_blocked(fd, ms, note, size);
+	}
 	fprintf(stderr, "rdmalockctl: session: want lock NAME ID [OPTIONS], %s\n",
-		"convert NAME ID MODE [OPTIONS], unlock NAME ID or sleep MS");
+		"convert NAME ID MODE [OPTIONS], unlock NAME ID, sleep MS or blocked MS");
 	return -EINVAL;
 }
 
 int cmd_session(int argc, char **argv)
 {
 	char *words[SESSION_MAX_WORDS], *line = NULL;
+	char note[RDMALOCK_NAME_MAX + RDMALOCK_LOCK_NAME_MAX + 32];
 	size_t cap = 0;
 	int fd, n, err, failed = 0;
 
@@ -297,10 +361,13 @@ int cmd_session(int argc, char **argv)
 				SESSION_MAX_WORDS);
 			err = -EINVAL;
 		} else {
-			err = session_command(fd, n, words);
+			note[0] = '\0';
+			err = session_command(fd, n, words, note, sizeof(note));
 		}
 		if (err)
 			printf("error: %s\n", strerror(-err));
+		else if (note[0])
+			printf("ok: %s\n", note);
 		else
 			printf("ok\n");
 		fflush(stdout);
@@ -317,7 +384,7 @@ static const struct run_cmd {
 	unsigned int op;
 	const char *opts;	/* the options it takes, by their short name */
 } run_cmds[] = {
-	{ "torture", RDMALOCK_RUN_TORTURE, "TDNLRZCKFAV" },
+	{ "torture", RDMALOCK_RUN_TORTURE, "TDNLRZCKFAVG" },
 	{ "bench", RDMALOCK_RUN_BENCH, "TDNLRZC" },
 	{ "counters", RDMALOCK_RUN_COUNTERS, "NC" },
 	{ "counters-reset", RDMALOCK_RUN_RESET, "N" },
@@ -367,6 +434,7 @@ static int parse_run_args(int argc, char **argv, const struct run_cmd *rc,
 		{ "deaf", no_argument, NULL, 'F' },
 		{ "async", no_argument, NULL, 'A' },
 		{ "convert", no_argument, NULL, 'V' },
+		{ "convert-gap", no_argument, NULL, 'G' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct rdmalock_run *req = &a->req;
@@ -422,6 +490,10 @@ static int parse_run_args(int argc, char **argv, const struct run_cmd *rc,
 			break;
 		case 'V':
 			req->flags |= RDMALOCK_RUN_F_CACHE | RDMALOCK_RUN_F_CONVERT;
+			break;
+		case 'G':
+			req->flags |= RDMALOCK_RUN_F_CACHE | RDMALOCK_RUN_F_CONVERT |
+				      RDMALOCK_RUN_F_GAP;
 			break;
 		default:
 			return -1;

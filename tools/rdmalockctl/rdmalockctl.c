@@ -59,18 +59,23 @@ static void print_usage(FILE *out)
 		"  lock NAME ID [--shared | --mode MODE] [--timeout MS] [--try] [--value]\n"
 		"                [--lvb TEXT] [-- CMD [ARGS...]]\n"
 		"            hold the lock while CMD runs, or until end of input;\n"
+		"            --lock-name TEXT instead of ID (named locks, in every\n"
+		"            command that takes an ID): the lock of that name;\n"
 		"            MODE: nl, cr, cw, pr (--shared), pw or ex (the default);\n"
 		"            --value (named locks): print its fencing token and LVB;\n"
 		"            --lvb TEXT: and write TEXT back as its LVB (pw, ex)\n"
-		"  session   read lock, convert, unlock and sleep commands from\n"
-		"            stdin, one a line, and run them on one open file:\n"
+		"  session   read lock, convert, unlock, sleep and blocked commands\n"
+		"            from stdin, one a line, and run them on one open file:\n"
 		"              lock NAME ID [--shared | --mode MODE] [--timeout MS] [--try]\n"
+		"                   [--notify]\n"
 		"              convert NAME ID MODE [--timeout MS] [--try]\n"
 		"              unlock NAME ID\n"
+		"              blocked MS   (wait for a --notify lock to block a request:\n"
+		"                            ok: NAME ID ex|sh)\n"
 		"              sleep MS\n"
 		"  torture NAME [--threads T] [--duration MS] [--locks N] [--local PCT]\n"
 		"                [--read PCT] [--zipf THETA] [--counts FILE]\n"
-		"                [--cache | --deaf | --async | --convert]\n"
+		"                [--cache | --deaf | --async | --convert | --convert-gap]\n"
 		"  bench NAME [the options of torture, but the caching ones]\n"
 		"  counters NAME --locks N [--counts FILE]\n"
 		"  counters-reset NAME --locks N\n"
@@ -209,7 +214,7 @@ static int cmd_version(int argc, char **argv)
 	close(fd);
 	printf("module ABI %u, rdmalockctl ABI %u\n", v.abi_version,
 	       RDMALOCK_ABI_VERSION);
-	printf("features:%s%s%s%s%s%s%s%s%s\n",
+	printf("features:%s%s%s%s%s%s%s%s%s%s%s\n",
 	       v.features & RDMALOCK_FEAT_DEVICE_STATUS ? " device-status" : "",
 	       v.features & RDMALOCK_FEAT_DOMAINS ? " domains" : "",
 	       v.features & RDMALOCK_FEAT_DOMAIN_KEY ? " domain-key" : "",
@@ -218,7 +223,9 @@ static int cmd_version(int argc, char **argv)
 	       v.features & RDMALOCK_FEAT_FENCE ? " fence" : "",
 	       v.features & RDMALOCK_FEAT_NAMED ? " named" : "",
 	       v.features & RDMALOCK_FEAT_RUN_CACHE ? " run-cache" : "",
-	       v.features & RDMALOCK_FEAT_MODES ? " modes" : "");
+	       v.features & RDMALOCK_FEAT_MODES ? " modes" : "",
+	       v.features & RDMALOCK_FEAT_NOTIFY ? " notify" : "",
+	       v.features & RDMALOCK_FEAT_LOCK_NAMES ? " lock-names" : "");
 	if (v.abi_version != RDMALOCK_ABI_VERSION) {
 		fprintf(stderr, "rdmalockctl: ABI mismatch; rebuild the tool\n");
 		return 1;

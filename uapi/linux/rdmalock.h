@@ -57,6 +57,10 @@
 #define RDMALOCK_FEAT_RUN_CACHE		_BITULL(8)
 /* DLM's six modes (RDMALOCK_MODE_NL to _PW) and RDMALOCK_LOCK_F_CONVERT */
 #define RDMALOCK_FEAT_MODES		_BITULL(9)
+/* RDMALOCK_LOCK_F_NOTIFY: blocking events, by read(2) and poll(2) */
+#define RDMALOCK_FEAT_NOTIFY		_BITULL(10)
+/* &rdmalock_lock_req.lock_name: locks named by byte strings */
+#define RDMALOCK_FEAT_LOCK_NAMES	_BITULL(11)
 
 /**
  * struct rdmalock_version - ABI version and features of the loaded module
@@ -577,6 +581,7 @@ struct rdmalock_fabric_test {
 /* Flags of &rdmalock_lock_req. */
 #define RDMALOCK_LOCK_F_TRY		_BITUL(0)	/* do not wait */
 #define RDMALOCK_LOCK_F_CONVERT		_BITUL(1)	/* change a held lock's mode */
+#define RDMALOCK_LOCK_F_NOTIFY		_BITUL(2)	/* blocking events to read(2) */
 
 /**
  * struct rdmalock_lock_req - take or release a lock for this open file
@@ -596,11 +601,15 @@ struct rdmalock_fabric_test {
  *	(-EOPNOTSUPP elsewhere), and the lock's exclusive release writes
  *	the LVB back: the one UNLOCK gives in its own @value, or else the
  *	one LOCK read
- * @reserved: must be zero
+ * @lock_name: in: user address of a &struct rdmalock_lock_name, or 0.
+ *	In a domain with named locks (-EOPNOTSUPP elsewhere), the lock is
+ *	then the one of that name, and @id must be zero; a lock id is the
+ *	name of its eight big-endian bytes
  *
  * Locks belong to the open file: closing it releases every lock it
- * still holds. A file holds a given (domain, id) at most once: LOCK of a
- * held one fails with -EDEADLK, UNLOCK of one not held with -ENOENT.
+ * still holds. A file holds a given lock (domain, and id or name) at most
+ * once: LOCK of a held one fails with -EDEADLK, UNLOCK of one not held
+ * with -ENOENT.
  * TRY that finds the lock taken fails with -EAGAIN.
  *
  * LOCK with %RDMALOCK_LOCK_F_CONVERT converts a lock the file holds to
@@ -612,6 +621,12 @@ struct rdmalock_fabric_test {
  * conversion is down from PW or EX (the value must then be the lock's own,
  * as LOCK read it, or changed), and the value as the conversion leaves it
  * is read back into it. TRY and @timeout_ms apply to a conversion from NL.
+ *
+ * LOCK with %RDMALOCK_LOCK_F_NOTIFY, in a domain with named locks
+ * (-EOPNOTSUPP elsewhere), has the file told when a request that the
+ * lock's hold blocks waits for it: read(2) of the file returns a &struct
+ * rdmalock_blocking_event for it, and poll(2) says the file is readable,
+ * until the lock is released. Not with %RDMALOCK_LOCK_F_CONVERT.
  */
 struct rdmalock_lock_req {
 	__u32 size;
@@ -621,7 +636,43 @@ struct rdmalock_lock_req {
 	__u32 mode;
 	__u32 timeout_ms;
 	__u64 value;
-	__u64 reserved;
+	__u64 lock_name;
+};
+
+/**
+ * struct rdmalock_lock_name - a lock's name (&rdmalock_lock_req.lock_name)
+ * @len: in: its length, 1 to %RDMALOCK_LOCK_NAME_MAX
+ * @pad: must be zero
+ * @name: in: its bytes, any; those past @len are ignored
+ */
+struct rdmalock_lock_name {
+	__u32 len;
+	__u32 pad;
+	__u8 name[RDMALOCK_LOCK_NAME_MAX];
+};
+
+/**
+ * struct rdmalock_blocking_event - what read(2) of /dev/rdmalock returns
+ * @name: the domain of a lock the file holds with %RDMALOCK_LOCK_F_NOTIFY
+ * @id: the lock's id; 0 for one taken by its name
+ * @mode: RDMALOCK_MODE_EX or RDMALOCK_MODE_SH: a request for that mode
+ *	(or a stronger one) waits for the lock, and the file's hold blocks
+ *	it
+ * @pad: zero
+ * @lock_name: the lock's name, for one taken by its name; else its
+ *	@len is 0
+ *
+ * A lock has at most one event to read at a time: a later request for a
+ * stronger mode makes its @mode RDMALOCK_MODE_EX. read(2) returns as many
+ * whole events as fit, waiting for one unless the file is O_NONBLOCK
+ * (then -EAGAIN); a buffer smaller than one event is -EINVAL.
+ */
+struct rdmalock_blocking_event {
+	char name[RDMALOCK_NAME_MAX];
+	__u64 id;
+	__u32 mode;
+	__u32 pad;
+	struct rdmalock_lock_name lock_name;
 };
 
 /* Flags of &rdmalock_lock_value. */
@@ -662,6 +713,7 @@ struct rdmalock_lock_value {
 #define RDMALOCK_RUN_F_DEAF		_BITUL(1)	/* ... and never hear it */
 #define RDMALOCK_RUN_F_ASYNC		_BITUL(2)	/* ask asynchronously */
 #define RDMALOCK_RUN_F_CONVERT		_BITUL(3)	/* convert down when asked */
+#define RDMALOCK_RUN_F_GAP		_BITUL(4)	/* ... by letting go a moment */
 
 #define RDMALOCK_RUN_MAX_THREADS	64
 #define RDMALOCK_RUN_MAX_LOCKS		65536
@@ -685,7 +737,11 @@ struct rdmalock_lock_value {
  *	take EX or PW, shared ones PR; a lock kept exclusive that only
  *	shared requests wait for is converted down to PR, keeping it, and
  *	one kept shared and wanted exclusive is converted up, or given up
- *	and taken again where the conversion is refused. Else zero
+ *	and taken again where the conversion is refused. GAP also: the
+ *	conversion down lets go of the lock, which the thread takes again
+ *	at its next use, trusting the LVB it had: the negative control of
+ *	CONVERT, whose violations show writers granted in between. Else
+ *	zero
  * @name: in: NUL-terminated name of the domain
  * @op: in: RDMALOCK_RUN_*
  * @threads: in: TORTURE, BENCH: kernel threads, 1 to

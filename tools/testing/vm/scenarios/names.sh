@@ -24,10 +24,18 @@
 #  - conversions on ShiftLock, through one session's open file: EX
 #    converted down to PR admits a PR beside it and no EX; PR to EX is
 #    refused (EDEADLK) and the lock stays PR; converted to NL, it admits
-#    EX; from NL up to EX, then PW, and unlocked;
+#    EX; from NL up to EX, then PW, and unlocked; the same file holds id
+#    21 with --notify and id 22 without: a request of node 1 for 22 tells
+#    it nothing, one for 21 a blocking event it reads (poll, read); and
+#    a lock named by a byte string (--lock-name): held once per file
+#    (EDEADLK), excluding on node 1, while another name is free; names
+#    refused where locks are not named (EOPNOTSUPP) or too long (EINVAL);
 #  - lock caching with conversions (--convert): a lock kept exclusive that
 #    only shared requests wait for is converted down to PR and kept; the
-#    same checks as the caching torture, and locks were converted;
+#    same checks as the caching torture, and locks were converted; its
+#    negative control (--convert-gap) converts by letting go, and takes
+#    the lock again at its next use, trusting the LVB from before:
+#    violations, writers granted in between;
 #  - the last node dies holding a reference: the view change without it
 #    frees its slot at the home, and the survivors go on resolving;
 #  - lock values: an exclusive holder writes its LVB back, a shared grant
@@ -255,6 +263,26 @@ session_says() {
 	sed -n "${n}p" /tmp/sess.out | tee /dev/stderr | grep -qx "$2"
 }
 
+# gap_round: conversions that let go a moment are caught: violations,
+# summed over the nodes (a node may convert too few locks to see one).
+gap_round() {
+	local out p n sum
+
+	out=$(torture_round nm-shift gap --convert-gap --threads 4 \
+		--duration $((2 * TORTURE_MS)) --locks 6 --local 50 --read 50 2>&1)
+	echo "$out" >&2
+	echo "$out" | sed -n 's/^violations: //p' >/www/gap-violations
+	barrier gap-counted || return 1
+	sum=$(cat /www/gap-violations)
+	sum=${sum:-0}
+	for p in $(peers); do
+		n=$(wget -q -O - "http://$(node_addr "$p")/gap-violations") || return 1
+		sum=$((sum + ${n:-0}))
+	done
+	echo "violations on every node: $sum" >&2
+	[ "$sum" -gt 0 ]
+}
+
 # conv_down: node 0's session takes id 20 EX, then converts it to PR.
 conv_down() {
 	session_says "lock nm-shift 20 --mode ex" ok &&
@@ -269,6 +297,47 @@ conv_up() {
 		session_says "unlock nm-shift 20" ok
 }
 
+notify_hold() {
+	session_says "lock nm-shift 21 --notify" ok &&
+		session_says "lock nm-shift 22" ok
+}
+
+# notify_heard: node 0's session reads id 21's blocking event (node 1
+# asks for it shared), then lets go of 21 and 22.
+notify_heard() {
+	session_says "blocked 30000" "ok: nm-shift 21 sh" &&
+		session_says "unlock nm-shift 21" ok &&
+		session_says "unlock nm-shift 22" ok
+}
+
+# name_held: node 0's session takes the lock named inode:42, and may not
+# take it twice.
+name_held() {
+	session_says "lock nm-shift --lock-name inode:42" ok &&
+		session_says "lock nm-shift --lock-name inode:42" \
+			"error: Resource deadlock avoided"
+}
+
+# name_excludes: on node 1, inode:42 is taken, inode:43 is not.
+name_excludes() {
+	local out rc=0
+
+	out=$(ctl lock nm-shift --lock-name inode:42 --try -- true 2>&1) || rc=$?
+	echo "$out" >&2
+	[ "$rc" -eq 1 ] && echo "$out" | grep -q 'Resource temporarily unavailable' &&
+		ctl lock nm-shift --lock-name inode:43 --try -- true
+}
+
+# name_refused: node 0's session lets inode:42 go; a name where locks
+# are ids, and one of 65 bytes, are refused.
+name_refused() {
+	session_says "unlock nm-shift --lock-name inode:42" ok &&
+		session_says "lock nm-ids --lock-name inode:42" \
+			"error: Operation not supported" &&
+		session_says "lock nm-shift --lock-name $(printf '%065d' 0)" \
+			"error: Invalid argument"
+}
+
 # async_round: lock caching with asynchronous requests, some cancelled.
 async_round() {
 	cached_round nm-alock async --async --threads 4 \
@@ -279,11 +348,11 @@ async_round() {
 
 
 if [ "$VMTEST_NODE" -eq 0 ]; then
-	tap_plan 39
+	tap_plan 45
 elif [ "$VMTEST_NODE" -eq "$victim" ]; then
-	tap_plan 31
+	tap_plan 32
 else
-	tap_plan 31
+	tap_plan 34
 fi
 kmemleak_forget
 tap_check "rdmalock.ko loads" load_rdmalock
@@ -353,6 +422,7 @@ tap_check "with the callbacks ignored, requests for kept locks time out" \
 	deaf_round nm-alock
 torture_pair convert_round "no violation, callbacks heard, locks converted down" \
 	nm-shift convert 6 --local 50 --read 50 --duration $((2 * TORTURE_MS))
+tap_check "conversions that let go a moment let writers in: violations" gap_round
 
 # Conversions of nm-shift's id 20 (homed on the last node) by node 0's
 # session, probed by the others.
@@ -386,6 +456,34 @@ barrier conv-nl
 barrier conv-ex
 if [ "$VMTEST_NODE" -eq 0 ]; then
 	tap_check "from NL up to EX, to PW, and unlocked" conv_up
+	tap_check "node 0 holds id 21 with --notify, id 22 without" notify_hold
+fi
+barrier nt-held
+[ "$VMTEST_NODE" -ne 1 ] || hold_lock n22 nm-shift 22 --shared
+barrier nt-22
+[ "$VMTEST_NODE" -ne 0 ] ||
+	tap_check "a request for the lock held without --notify tells the file nothing" \
+		session_says "blocked 3000" "error: Connection timed out"
+barrier nt-quiet
+[ "$VMTEST_NODE" -ne 1 ] || hold_lock n21 nm-shift 21 --shared
+barrier nt-21
+if [ "$VMTEST_NODE" -eq 0 ]; then
+	tap_check "one for the lock held with --notify is read as its event" notify_heard
+fi
+barrier nt-done
+[ "$VMTEST_NODE" -ne 1 ] ||
+	tap_check "node 1 gets both once node 0 lets go" sh -c \
+		". ./lib.sh && hold_started n22 30 && hold_started n21 30 &&
+		 hold_unlocked n22 && hold_unlocked n21"
+[ "$VMTEST_NODE" -ne 0 ] ||
+	tap_check "node 0 holds the lock named inode:42, once (EDEADLK)" name_held
+barrier name-held
+[ "$VMTEST_NODE" -ne 1 ] ||
+	tap_check "on node 1, inode:42 is taken (EAGAIN), inode:43 is not" name_excludes
+barrier name-probed
+if [ "$VMTEST_NODE" -eq 0 ]; then
+	tap_check "names refused where ids map to slots (EOPNOTSUPP), or too long" \
+		name_refused
 	exec 7>&-
 fi
 
