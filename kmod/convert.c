@@ -12,9 +12,11 @@
  *   does, and the handle holds NL until it is granted;
  * - a release that keeps the handle, to NL;
  * - from exclusive to shared, the algorithm's downgrade, which never lets
- *   go of the word (rdmalock_ls_downgrade()): no writer is granted
- *   between the two holds;
- * - from shared to exclusive: refused with -EDEADLK. A ShiftLock reader
+ *   go of the word (rdmalock_ls_convert()): no writer is granted between
+ *   the two holds;
+ * - from shared to exclusive, the algorithm's upgrade, which takes the
+ *   word in one atomic when this holder is its only one and nobody waits.
+ *   Otherwise the conversion is refused with -EDEADLK: a ShiftLock reader
  *   queued as a writer would wait for its own release, and letting go
  *   first would be a release and a new acquisition reported as a
  *   conversion. The handle keeps its mode, as after DLM's conversion
@@ -87,34 +89,74 @@ static int rdmalock_convert_to_nl(struct rdmalock_lock *lk)
 }
 
 /*
- * From an exclusive word to a shared one. The LVB goes back first, while
- * the word still excludes every other holder; the holder is then one of
- * the shared ones, told at once of the requests that still wait for it.
+ * Inside the gate, once the word changed mode: the holder's new class,
+ * told at once of the requests that wait for it, and, when @value, the
+ * value's move from @from.
  */
-static int rdmalock_convert_downgrade(struct rdmalock_lock *lk, unsigned int to)
+static int rdmalock_convert_settle(struct rdmalock_lock *lk, unsigned int from,
+				   bool value)
 {
 	struct rdmalock_lockspace *ls = lk->dom->ls;
 	int ret;
 
-	if (!rdmalock_ls_can_downgrade(ls))
-		return -EOPNOTSUPP;
-	ret = rdmalock_release_value(lk, to);
-	if (ret)
-		return ret;
-	rdmalock_blocking_unhold(lk);
-	ret = rdmalock_ls_downgrade(ls, lk->w);
-	if (ret)
-		return rdmalock_convert_fail(lk, ret);
-	lk->mode = to;
-	lk->token = 0;
 	if (!lk->ent)
 		return 0;
 	ret = rdmalock_gate_enter(ls, &rdmalock_forever);
 	if (ret)
 		return rdmalock_convert_fail(lk, ret == -ENOTCONN ? -ENOLCK : ret);
-	ret = READ_ONCE(lk->w->gone) ?: rdmalock_blocking_granted(lk);
+	ret = READ_ONCE(lk->w->gone);
+	if (!ret && value && lk->values)
+		ret = rdmalock_value_on_convert(lk, from);
+	if (!ret)
+		ret = rdmalock_blocking_granted(lk);
 	rdmalock_gate_leave(ls);
 	return ret ? rdmalock_convert_fail(lk, ret) : 0;
+}
+
+/*
+ * From an exclusive word to a shared one. The LVB goes back first, while
+ * the word still excludes every other holder.
+ */
+static int rdmalock_convert_downgrade(struct rdmalock_lock *lk, unsigned int to)
+{
+	struct rdmalock_lockspace *ls = lk->dom->ls;
+	unsigned int from = lk->mode;
+	int ret;
+
+	if (!rdmalock_ls_can_convert(ls))
+		return -EOPNOTSUPP;
+	ret = rdmalock_release_value(lk, to);
+	if (ret)
+		return ret;
+	rdmalock_blocking_unhold(lk);
+	ret = rdmalock_ls_convert(ls, lk->w, false);
+	if (ret)
+		return rdmalock_convert_fail(lk, ret);
+	lk->mode = to;
+	lk->token = 0;
+	return rdmalock_convert_settle(lk, from, false);
+}
+
+/*
+ * From a shared word to an exclusive one, when the algorithm can take it
+ * now; the value is then read, and a new writer takes a token.
+ */
+static int rdmalock_convert_upgrade(struct rdmalock_lock *lk, unsigned int to)
+{
+	struct rdmalock_lockspace *ls = lk->dom->ls;
+	unsigned int from = lk->mode;
+	int ret;
+
+	if (!rdmalock_ls_can_convert(ls))
+		return -EDEADLK;
+	ret = rdmalock_ls_convert(ls, lk->w, true);
+	if (ret == -EAGAIN)
+		return -EDEADLK;
+	if (ret)
+		return rdmalock_convert_fail(lk, ret);
+	rdmalock_blocking_unhold(lk);
+	lk->mode = to;
+	return rdmalock_convert_settle(lk, from, true);
 }
 
 static int rdmalock_convert_nofs(struct rdmalock_lock *lk, unsigned int mode,
@@ -135,7 +177,8 @@ static int rdmalock_convert_nofs(struct rdmalock_lock *lk, unsigned int mode,
 		ret = rdmalock_convert_keep(lk, mode);
 		break;
 	case RDMALOCK_CONV_UP:
-		ret = lk->nl ? rdmalock_convert_from_nl(lk, mode, how) : -EDEADLK;
+		ret = lk->nl ? rdmalock_convert_from_nl(lk, mode, how) :
+		      rdmalock_convert_upgrade(lk, mode);
 		break;
 	default:
 		ret = to == RDMALOCK_LK_NL ? rdmalock_convert_to_nl(lk) :
@@ -177,7 +220,9 @@ int rdmalock_convert(struct rdmalock_lock *lk, unsigned int mode,
  * mode served exclusive to one served shared (EX to PR in a ShiftLock
  * domain) the algorithm converts its lock word down without letting go:
  * no exclusive request is granted in between, and waiting shared ones
- * are granted with it. The LVB moves as DLM moves it: a PW or EX holder
+ * are granted with it. The other way (PR to EX), it converts the word up
+ * in one step when @lk is its only holder and no request waits, and
+ * refuses otherwise. The LVB moves as DLM moves it: a PW or EX holder
  * converting down writes its LVB back; a holder converting up reads the
  * home's, and an exclusive one takes a new fencing token. The handle's
  * blocking callback hears, from then on, of the requests its new mode
@@ -187,9 +232,10 @@ int rdmalock_convert(struct rdmalock_lock *lk, unsigned int mode,
  * Return: 0, and @lk holds its lock in @mode; -EINVAL for a bad mode or
  * a handle holding nothing; -EBUSY when a request of @lk is under way;
  * -EDEADLK from a mode served shared to one served exclusive, which the
- * algorithm cannot grant without letting go: @lk keeps its mode;
- * -EOPNOTSUPP from exclusive to shared in a ShiftLock domain with lease
- * recovery: likewise; -ESHUTDOWN when the domain was destroyed. From NL,
+ * algorithm cannot grant now without letting go (others hold the lock or
+ * wait for it; or a ShiftLock domain with lease recovery): @lk keeps its
+ * mode; -EOPNOTSUPP from exclusive to shared in a ShiftLock domain with
+ * lease recovery: likewise; -ESHUTDOWN when the domain was destroyed. From NL,
  * an error of rdmalock_lock(): @lk still holds NL. Otherwise the
  * error that lost the lock, as rdmalock_unlock() reports it (-ENOLCK,
  * -ENOTCONN), or of a verb: @lk holds NL then, and, from PW or EX with an

@@ -234,6 +234,10 @@ static inline bool rdmalock_how_over(const struct rdmalock_how *how)
  *	view change came meanwhile (it claimed @w's lock exclusive again).
  *	Optional: algorithms without a shared mode need none. Process
  *	context.
+ * @upgrade: @w holds the lock shared: hold it exclusive from now on,
+ *	without letting go, or -EAGAIN when that cannot be done now; as
+ *	@downgrade otherwise (a view change claimed it shared again). Given
+ *	with @downgrade.
  * @recover_hold: during a view change, once every member's table is
  *	reset, make @w's lock held by @w again at its home, with an empty
  *	queue. An algorithm that has it recovers through the membership view
@@ -261,6 +265,7 @@ struct rdmalock_algo {
 		       const struct rdmalock_how *how);
 	int (*release)(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w);
 	int (*downgrade)(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w);
+	int (*upgrade)(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w);
 	int (*pass_on)(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w,
 		       s64 granted);
 	int (*recover_hold)(struct rdmalock_lockspace *ls,
@@ -425,8 +430,9 @@ int rdmalock_ls_acquire(struct rdmalock_lockspace *ls, u32 home, u64 slot_off,
 			unsigned int mode, const struct rdmalock_how *how,
 			struct rdmalock_waiter **wp);
 int rdmalock_ls_release(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w);
-bool rdmalock_ls_can_downgrade(const struct rdmalock_lockspace *ls);
-int rdmalock_ls_downgrade(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w);
+bool rdmalock_ls_can_convert(const struct rdmalock_lockspace *ls);
+int rdmalock_ls_convert(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w,
+			bool up);
 struct rdmalock_waiter *rdmalock_desc_alloc(struct rdmalock_lockspace *ls);
 void rdmalock_desc_free(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w);
 u64 *rdmalock_desc_word(struct rdmalock_lockspace *ls, u32 idx, u32 word);

@@ -1048,39 +1048,42 @@ int rdmalock_ls_release(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w
 EXPORT_SYMBOL_IF_KUNIT(rdmalock_ls_release);
 
 /**
- * rdmalock_ls_can_downgrade() - can @ls hold a lock shared without letting go?
+ * rdmalock_ls_can_convert() - can @ls change a held lock's word mode in place?
  * @ls: the lockspace
  *
- * Return: true where the algorithm has a downgrade and the domain
- * recovers its locks through membership views.
+ * Return: true where the algorithm converts (&rdmalock_algo.downgrade and
+ * .upgrade) and the domain recovers its locks through membership views.
  */
-bool rdmalock_ls_can_downgrade(const struct rdmalock_lockspace *ls)
+bool rdmalock_ls_can_convert(const struct rdmalock_lockspace *ls)
 {
 	return ls->algo->downgrade && ls->gated;
 }
-EXPORT_SYMBOL_IF_KUNIT(rdmalock_ls_can_downgrade);
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_ls_can_convert);
 
 /**
- * rdmalock_ls_downgrade() - hold an exclusive lock shared, without letting go
+ * rdmalock_ls_convert() - hold a lock in the other word mode, without letting go
  * @ls: the lockspace
- * @w: an acquisition that holds its lock exclusive
+ * @w: an acquisition that holds its lock
+ * @up: from shared to exclusive; else from exclusive to shared
  *
  * A view change under way is waited for, and the conversion done in the
- * new view, where @w holds the lock exclusive again. A verb that fails
+ * new view, where @w holds the lock as before again. A verb that fails
  * may leave the word half converted: a view change is asked for, which
  * resets it, and the conversion is tried again in the new view.
  *
  * Context: process context; sleeps.
- * Return: 0, and @w holds the lock shared; -EOPNOTSUPP when
- * rdmalock_ls_can_downgrade() says no; or as rdmalock_ls_release(), and
- * @w still holds it exclusive, or lost it: its release says which.
+ * Return: 0, and @w holds the lock in the other mode; -EOPNOTSUPP when
+ * rdmalock_ls_can_convert() says no; -EAGAIN when @up cannot be done now
+ * (others hold or wait); or as rdmalock_ls_release(), and @w still holds
+ * it as before, or lost it: its release says which.
  */
-int rdmalock_ls_downgrade(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w)
+int rdmalock_ls_convert(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w,
+			bool up)
 {
 	unsigned int verb_restarts = 0;
 	int ret, gen;
 
-	if (!rdmalock_ls_can_downgrade(ls))
+	if (!rdmalock_ls_can_convert(ls))
 		return -EOPNOTSUPP;
 	for (;;) {
 		ret = READ_ONCE(w->gone);
@@ -1092,7 +1095,7 @@ int rdmalock_ls_downgrade(struct rdmalock_lockspace *ls, struct rdmalock_waiter 
 		if (ret)
 			return ret;
 		gen = atomic_read(&ls->gate_gen);
-		ret = ls->algo->downgrade(ls, w);
+		ret = up ? ls->algo->upgrade(ls, w) : ls->algo->downgrade(ls, w);
 		rdmalock_gate_leave(ls);
 		if (ls->gated && rdmalock_verb_failed(ret, &rdmalock_forever) &&
 		    verb_restarts++ < RDMALOCK_VERB_RESTARTS)
@@ -1102,4 +1105,4 @@ int rdmalock_ls_downgrade(struct rdmalock_lockspace *ls, struct rdmalock_waiter 
 			return ret;
 	}
 }
-EXPORT_SYMBOL_IF_KUNIT(rdmalock_ls_downgrade);
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_ls_convert);

@@ -353,6 +353,7 @@ VISIBLE_IF_KUNIT int rdmalock_sl_msg_check(u8 type, const void *payload, u32 len
 	case SL_MSG_ENQUEUE:
 	case SL_MSG_TRY:
 	case SL_MSG_RELEASE:
+	case SL_MSG_UPGRADE:
 		if (home != self)
 			return -EINVAL;
 		fallthrough;
@@ -537,6 +538,33 @@ static int rdmalock_sl_take_free(struct rdmalock_lockspace *ls, u32 home,
 	return -EAGAIN;
 }
 
+/*
+ * Takes the word from one reader and no TailId to no reader and TailId
+ * @me, RelCnt + 1: a lone reader's release and its enqueue as a writer on
+ * the free word, in one CAS; again while only RelCnt or the epoch moved,
+ * at most SL_TRY_CAS times. Return: 0 with @old the word it replaced,
+ * -EAGAIN when another holder or a waiter is there, or a verb's error.
+ */
+static int rdmalock_sl_take_alone(struct rdmalock_lockspace *ls, u32 home,
+				  u64 slot_off, u32 me, u64 *old)
+{
+	u64 guess = (rdmalock_sl_expect(ls, home, slot_off) & ~(SL_TAIL | SL_RDR)) |
+		    SL_RDR_ONE;
+	int ret, i;
+
+	for (i = 0; i < SL_TRY_CAS; i++) {
+		ret = rdmalock_sl_cas(ls, home, slot_off, guess,
+				      sl_word(sl_rel(guess) + 1, sl_epoch(guess), 0, me),
+				      old);
+		if (ret || *old == guess)
+			return ret;
+		if (sl_tail(*old) || sl_rdr(*old) != 1)
+			break;
+		guess = *old;
+	}
+	return -EAGAIN;
+}
+
 /* The home node's side of a writer's request. */
 
 static int rdmalock_sl_corrupt(struct rdmalock_lockspace *ls, u64 slot_off,
@@ -616,6 +644,11 @@ static int rdmalock_sl_home_do(struct rdmalock_lockspace *ls, u8 type,
 		*old = rdmalock_sl_expect(ls, ls->self, slot_off);
 		ret = sl_tail(*old) || sl_rdr(*old) ? -EAGAIN :
 			rdmalock_sl_take_free(ls, ls->self, slot_off, me, old);
+		break;
+	case SL_MSG_UPGRADE:
+		*old = rdmalock_sl_expect(ls, ls->self, slot_off);
+		ret = sl_tail(*old) || sl_rdr(*old) != 1 ? -EAGAIN :
+			rdmalock_sl_take_alone(ls, ls->self, slot_off, me, old);
 		break;
 	default:
 		ret = rdmalock_sl_home_release(ls, slot_off, rel, epoch, me, old);
@@ -766,7 +799,7 @@ out:
 	mutex_unlock(lock);
 }
 
-/* Does the request of a writer on node @from (Enqueue, Try, Release). */
+/* Does the request of a writer on node @from (Enqueue, Try, Release, Upgrade). */
 static void rdmalock_sl_finish(struct rdmalock_lockspace *ls, u32 from, u8 type,
 			       const struct rdmalock_sl_msg *req)
 {
@@ -902,6 +935,7 @@ static void rdmalock_sl_msg_handle(struct rdmalock_fabric *fabric, u32 node,
 	case SL_MSG_ENQUEUE:
 	case SL_MSG_TRY:
 	case SL_MSG_RELEASE:
+	case SL_MSG_UPGRADE:
 		rdmalock_sl_job_queue(ls, node, type, payload);
 		break;
 	default:
@@ -1474,6 +1508,44 @@ static int rdmalock_sl_downgrade(struct rdmalock_lockspace *ls,
 	return 0;
 }
 
+/*
+ * From reader to writer without letting go, when it is the lock's only
+ * holder and nobody waits (UPGRADE in tools/models/shiftlock.pml): one
+ * CAS, its own or the home node's, takes the word from one reader and no
+ * TailId to no reader and TailId itself, counting its reader's release.
+ * Otherwise -EAGAIN: queued as a writer, it would wait for its own
+ * release. -ERESTART when a view change came: it claimed the lock as a
+ * reader again.
+ */
+static int rdmalock_sl_upgrade(struct rdmalock_lockspace *ls,
+			       struct rdmalock_waiter *w)
+{
+	struct rdmalock_sl *sl = sl_w(w);
+	u32 me = rdmalock_sl_me(ls, w);
+	u64 old;
+	int ret;
+
+	/* The home node's Done, and later a successor's messages, are a writer's. */
+	WRITE_ONCE(sl->writer, true);
+	if (w->home == ls->self)
+		ret = rdmalock_sl_home_do(ls, SL_MSG_UPGRADE, w->slot_off, me, 0,
+					  false, &old);
+	else if (!sl_ls(ls)->writer_cas)
+		ret = rdmalock_sl_delegate(ls, w, SL_MSG_UPGRADE, &old);
+	else
+		ret = rdmalock_sl_take_alone(ls, w->home, w->slot_off, me, &old);
+	if (ret) {
+		WRITE_ONCE(sl->writer, false);
+		return ret;
+	}
+	sl->cur_rel = sl_rel(old) + 1;
+	sl->epoch = sl_epoch(old);
+	sl->cons = 0;
+	sl->succ = 0;
+	w->mode = RDMALOCK_MODE_EX;
+	return 0;
+}
+
 static int rdmalock_sl_acquire(struct rdmalock_lockspace *ls,
 			       struct rdmalock_waiter *w,
 			       const struct rdmalock_how *how)
@@ -1551,6 +1623,8 @@ static int rdmalock_sl_attach(struct rdmalock_lockspace *ls)
 		WARN_ON_ONCE(rdmalock_fabric_set_handler(ls->fabric, type,
 							 rdmalock_sl_msg_handle,
 							 ls));
+	WARN_ON_ONCE(rdmalock_fabric_set_handler(ls->fabric, SL_MSG_UPGRADE,
+						 rdmalock_sl_msg_handle, ls));
 	return 0;
 }
 
@@ -1645,6 +1719,7 @@ const struct rdmalock_algo rdmalock_shiftlock_algo = {
 	.acquire = rdmalock_sl_acquire,
 	.release = rdmalock_sl_release,
 	.downgrade = rdmalock_sl_downgrade,
+	.upgrade = rdmalock_sl_upgrade,
 	.recover_hold = rdmalock_sl_recover_hold,
 	.recover_reset = rdmalock_sl_recover_reset,
 };

@@ -57,8 +57,11 @@
 #define SL_MSG_DONE		(RDMALOCK_MSG_USER_FIRST + 6)
 #define SL_MSG_TRY		(RDMALOCK_MSG_USER_FIRST + 7)
 #define SL_MSG_LAST		SL_MSG_TRY
+/* A reader's conversion up, done by the home node; after the names' and blocking's. */
+#define SL_MSG_UPGRADE		(RDMALOCK_MSG_USER_FIRST + 12)
 
 static_assert(SL_MSG_LAST < RDMALOCK_MSG_TYPES);
+static_assert(SL_MSG_UPGRADE < RDMALOCK_MSG_TYPES);
 
 /**
  * struct rdmalock_sl_msg - a ShiftLock message (all fields big-endian)

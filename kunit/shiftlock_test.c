@@ -280,6 +280,7 @@ static void msg_valid_is_accepted(struct kunit *test)
 	msg_fill(&m);
 	for (type = SL_MSG_SUCCESSOR; type <= SL_MSG_TRY; type++)
 		KUNIT_EXPECT_EQ_MSG(test, msg_check(type, &m, sizeof(m)), 0, "type %u", type);
+	KUNIT_EXPECT_EQ(test, msg_check(SL_MSG_UPGRADE, &m, sizeof(m)), 0);
 }
 
 static void msg_each_bad_field_is_rejected(struct kunit *test)
@@ -314,6 +315,7 @@ static void msg_each_bad_field_is_rejected(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, msg_check(SL_MSG_HANDOVER, &m, sizeof(m)), -EINVAL);
 	KUNIT_EXPECT_EQ(test, msg_check(SL_MSG_ENQUEUE, &m, sizeof(m)), -EINVAL);
 	KUNIT_EXPECT_EQ(test, msg_check(SL_MSG_TRY, &m, sizeof(m)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, msg_check(SL_MSG_UPGRADE, &m, sizeof(m)), -EINVAL);
 	KUNIT_EXPECT_EQ(test, msg_check(SL_MSG_DONE, &m, sizeof(m)), -EINVAL);
 	msg_fill(&m);
 	m.who = cpu_to_be64(rdmalock_desc_encode(NODES, 5, 7));
@@ -327,6 +329,7 @@ static void msg_each_bad_field_is_rejected(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, msg_check(SL_MSG_ENQUEUE, &m, sizeof(m)), -EINVAL);
 	KUNIT_EXPECT_EQ(test, msg_check(SL_MSG_TRY, &m, sizeof(m)), -EINVAL);
 	KUNIT_EXPECT_EQ(test, msg_check(SL_MSG_RELEASE, &m, sizeof(m)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, msg_check(SL_MSG_UPGRADE, &m, sizeof(m)), -EINVAL);
 	KUNIT_EXPECT_EQ(test, msg_check(SL_MSG_HANDOVER, &m, sizeof(m)), 0);
 	KUNIT_EXPECT_EQ(test, msg_check(SL_MSG_DONE, &m, sizeof(m)), 0);
 }

@@ -79,11 +79,31 @@
  *                           beside the converted reader
  *   DOWNGRADE_NO_FLIP       a writer with a successor hands it the lock as
  *                           its cons says, not to the readers
+ *
+ * -DUPGRADE: a writer may start a round as a reader instead, and convert
+ * up (kmod's rdmalock_sl_upgrade()): one atomic takes the word from "one
+ * reader, no TailId" to "no reader, TailId itself", counting the reader's
+ * release, as a reader's release and a writer's enqueue on the free word
+ * would, with nothing between them. Refused otherwise: it releases as a
+ * reader. The CAS is its own, or with HOME_FAA the home node's (Upgrade,
+ * and Done), which changes TailId only in its mutex. Not with FAULTS,
+ * BYPASS or HOME_LOCAL. Its negative case:
+ *   UPGRADE_ANY_READERS     the atomic does not require the reader to be
+ *                           alone: a writer beside other readers
  */
 #include "verbs.pml"
 
 #if defined(DOWNGRADE) && (defined(FAULTS) || defined(BYPASS))
 #error DOWNGRADE: a model without resets and without the bypass counts
+#endif
+#if defined(UPGRADE) && (defined(FAULTS) || defined(BYPASS) || defined(HOME_LOCAL))
+#error UPGRADE: a model without resets, the bypass counts and HOME_LOCAL
+#endif
+/* The upgrade's condition on RdrCnt: the converter alone, or (wrongly) any. */
+#ifdef UPGRADE_ANY_READERS
+#define UP_READERS(n)	((n) >= 1)
+#else
+#define UP_READERS(n)	((n) == 1)
 #endif
 
 #ifndef NW
@@ -331,10 +351,11 @@ bit sdead[NAMES * NW + 1];
 #endif
 
 #ifdef HOME_FAA
-/* Requests: Enqueue, Release, Try (SL_MSG_ENQUEUE, _RELEASE, _TRY). */
+/* Requests: Enqueue, Release, Try, Upgrade (SL_MSG_ENQUEUE, ...). */
 #define HENQ	1
 #define HREL	2
 #define HTRY	3
+#define HUPG	4
 /*
  * The requests sent and not yet taken by the home node, as a bag: one
  * slot per mailbox name (an incarnation has one request out at a time),
@@ -526,6 +547,40 @@ inline flip(e)
 #define HOME_GIVE_UP
 #endif
 
+#ifdef UPGRADE
+#ifdef HOME_FAA
+/*
+ * Upgrade by the home node (rdmalock_sl_upgrade(), writer_cas 0), and
+ * Done with the word its CAS replaced: it took the lock if that was one
+ * reader and no TailId. The home node moves the ghosts at its CAS.
+ */
+#define UP_STEP \
+	atomic { \
+		assert(rq[myid] == 0); \
+		rq[myid] = HUPG; hname[me] = myid; rs = resets \
+	}; \
+	HOME_DONE(HOME_WATCH); \
+	atomic { \
+		x = g_tail == 0 && UP_READERS(g_rdr); \
+		if :: x -> cur = (g_rel + 1) % M; e = g_ep :: else fi; \
+		g_rel = 0; g_ep = 0; g_rdr = 0; g_tail = 0 \
+	}
+#else
+/* Upgrade by its own CAS, which predicts one reader and no TailId. */
+#define UP_STEP \
+	atomic { \
+		if \
+		:: tail == 0 && UP_READERS(rdr) -> \
+			rdr--; rel = (rel + 1) % M; tail = myid; \
+			cur = rel; e = ep; x = 1; holding[me] = 1; \
+			rholders--; wholders++; \
+			assert(wholders == 1 && rholders == 0) \
+		:: else -> x = 0 \
+		fi \
+	}
+#endif
+#endif
+
 proctype writer(byte me)
 {
 	byte g_rel, g_rdr, g_tail, cur, cons, succ, x, y, z, u, obs, myid, tgt;
@@ -558,6 +613,13 @@ start:
 			dg = 0; expired[me] = 0; myid = WID(me, inc); NEW_NAME(me, myid)
 		};
 		FORGET(cur = 0; e = 0; obs = 0)
+#ifdef UPGRADE
+		/* Or a round as a reader that converts up. */
+		if
+		:: goto as_reader
+		:: true
+		fi;
+#endif
 #ifdef HOME_TRY
 		/*
 		 * Or a writer trylock, by the home node: Try, and Done with the
@@ -704,6 +766,9 @@ held:
 				assert(wholders == 1 && rholders == 0)
 				BYP_ENTER(me)
 			};
+#ifdef UPGRADE
+upgraded:
+#endif
 #ifdef DOWNGRADE
 			if
 			:: atomic { wholders--; rholders++; dg = 1; DG_COUNT }
@@ -861,6 +926,25 @@ wait_succ:
 			}
 		fi;
 		goto done;
+#ifdef UPGRADE
+as_reader:
+		/* R2, and R7-R9 without resets: admitted at once, or by the flip. */
+		atomic { g_ep = ep; g_tail = tail; rdr++ };
+		if
+		:: g_tail != 0 -> ep != g_ep
+		:: else
+		fi;
+		atomic { rholders++; incs[me] = 1; assert(wholders == 0) };
+		UP_STEP;
+		if
+		:: x -> goto upgraded
+		:: else ->
+			/* Refused: R14-R15, a reader's release. */
+			atomic { rholders--; incs[me] = 0 };
+			atomic { rdr--; rel = (rel + 1) % M; g_ep = 0; g_tail = 0; x = 0 }
+		fi;
+		goto done;
+#endif
 restart_round:
 		goto restart;
 done:
@@ -1004,10 +1088,11 @@ end_idle:
 		w = MBOX(n); hbusy = 1; lt = tail;
 		if
 		:: k == HREL && !(rel == r && ep == e && tail == n) ||
-		   k == HTRY && (tail != 0 || rdr != 0) ->
+		   k == HTRY && (tail != 0 || rdr != 0) ||
+		   k == HUPG && (tail != 0 || !UP_READERS(rdr)) ->
 			HOME_ANSWER;
 			HOME_UNLOCK
-		:: k == HTRY ->
+		:: k == HTRY || k == HUPG ->
 			/* rdmalock_sl_take_free()'s guess: the free word */
 			r = rel; e = ep
 		:: else
@@ -1055,6 +1140,26 @@ end_idle:
 		:: atomic { tail != 0 || rdr != 0 -> HOME_ANSWER; HOME_UNLOCK; break }
 		:: atomic {
 			(rel != r || ep != e) && rdr == 0 && tail == 0 -> r = rel; e = ep
+		   }
+		od
+	   :: k == HUPG ->
+		/*
+		 * CAS(one reader, no TailId; no reader, TailId the converter,
+		 * RelCnt + 1), again while only RelCnt or the epoch moved:
+		 * rdmalock_sl_home_upgrade().
+		 */
+		do
+		:: atomic {
+			rel == r && ep == e && UP_READERS(rdr) && tail == 0 ->
+			HOME_ANSWER;
+			tail = n; rdr--; rel = (rel + 1) % M;
+			holding[w] = 1; rholders--; wholders++;
+			assert(wholders == 1 && rholders == 0);
+			HOME_UNLOCK; break
+		   }
+		:: atomic { tail != 0 || !UP_READERS(rdr) -> HOME_ANSWER; HOME_UNLOCK; break }
+		:: atomic {
+			(rel != r || ep != e) && UP_READERS(rdr) && tail == 0 -> r = rel; e = ep
 		   }
 		od
 	   :: k == 0

@@ -185,12 +185,17 @@ deep 10000000 pass "shiftlock, the home node's FAA, rounds unbounded: bounded by
 # Conversion from writer to reader without letting go (dlm.rst).
 check pass "shiftlock, writers convert down to readers: mutual exclusion, no deadlock" \
 	shiftlock both -DDOWNGRADE
-check pass "shiftlock, the home node's FAA, trylocks, conversions down: mutual exclusion, no deadlock" \
-	shiftlock both -DHOME_FAA -DHOME_TRY -DDOWNGRADE
+check pass "shiftlock, the home node's FAA, trylocks, conversions down and up: mutual exclusion, no deadlock" \
+	shiftlock both -DHOME_FAA -DHOME_TRY -DDOWNGRADE -DUPGRADE
 check fail "shiftlock negative: a conversion down that releases, then counts itself a reader" \
 	shiftlock safety -DDOWNGRADE -DDOWNGRADE_RELEASE_FIRST
 check fail "shiftlock negative: a conversion down that hands the lock to a writer" \
 	shiftlock safety -DDOWNGRADE -DDOWNGRADE_NO_FLIP
+# Conversion from reader to writer, when the reader is alone.
+check pass "shiftlock, a lone reader converts up: mutual exclusion, no deadlock" \
+	shiftlock both -DUPGRADE
+check fail "shiftlock negative: a conversion up beside other readers" \
+	shiftlock safety -DUPGRADE -DUPGRADE_ANY_READERS
 
 # DSLR as shared/specs/dslr.md §11 has it, COUNT_MAX 2 so that the
 # overflow reset runs: three clients one round each, two clients two.

@@ -23,8 +23,9 @@
 #    as soon as made: the same, and requests were cancelled;
 #  - conversions on ShiftLock, through one session's open file: EX
 #    converted down to PR admits a PR beside it and no EX; PR to EX is
-#    refused (EDEADLK) and the lock stays PR; converted to NL, it admits
-#    EX; from NL up to EX, then PW, and unlocked; the same file holds id
+#    refused (EDEADLK) while the other PR holds, and the lock stays PR;
+#    once alone, PR converts up to EX, and admits no PR; converted to NL,
+#    it admits EX; from NL up to EX, then PW, and unlocked; the same file holds id
 #    21 with --notify and id 22 without: a request of node 1 for 22 tells
 #    it nothing, one for 21 a blocking event it reads (poll, read); and
 #    a lock named by a byte string (--lock-name): held once per file
@@ -246,10 +247,28 @@ torture_pair() {
 		counters_exact "$dom" "$tag" "$locks"
 }
 
+# nodes_sum TAG VALUE: VALUE summed over the nodes, each giving its own.
+nodes_sum() {
+	local p n sum="${2:-0}"
+
+	echo "$sum" >"/www/value-$1"
+	barrier "sum-$1" || return 1
+	for p in $(peers); do
+		n=$(wget -q -O - "http://$(node_addr "$p")/value-$1") || return 1
+		sum=$((sum + ${n:-0}))
+	done
+	echo "$1 summed over the nodes: $sum" >&2
+	echo "$sum"
+}
+
 # convert_round DOMAIN TAG ARGS...: lock caching with conversions, some
-# locks converted down.
+# locks converted down (on some node: a node may have too few).
 convert_round() {
-	cached_round "$@" --convert && grep -q '^converted: [1-9]' "/tmp/out-$2"
+	local rc=0 sum
+
+	cached_round "$@" --convert || rc=1
+	sum=$(nodes_sum "$2" "$(sed -n 's/^converted: //p' "/tmp/out-$2")") || rc=1
+	[ "$rc" -eq 0 ] && [ "$sum" -gt 0 ]
 }
 
 # session_says LINE ANSWER: the session on fd 7 runs LINE, and answers
@@ -263,24 +282,25 @@ session_says() {
 	sed -n "${n}p" /tmp/sess.out | tee /dev/stderr | grep -qx "$2"
 }
 
-# gap_round: conversions that let go a moment are caught: violations,
-# summed over the nodes (a node may convert too few locks to see one).
+# gap_round: conversions that let go are caught: violations, summed over
+# the nodes (a node may convert too few locks to see one).
 gap_round() {
-	local out p n sum
+	local out sum
 
 	out=$(torture_round nm-shift gap --convert-gap --threads 4 \
 		--duration $((2 * TORTURE_MS)) --locks 6 --local 50 --read 50 2>&1)
 	echo "$out" >&2
-	echo "$out" | sed -n 's/^violations: //p' >/www/gap-violations
-	barrier gap-counted || return 1
-	sum=$(cat /www/gap-violations)
-	sum=${sum:-0}
-	for p in $(peers); do
-		n=$(wget -q -O - "http://$(node_addr "$p")/gap-violations") || return 1
-		sum=$((sum + ${n:-0}))
-	done
-	echo "violations on every node: $sum" >&2
-	[ "$sum" -gt 0 ]
+	sum=$(nodes_sum gap "$(echo "$out" | sed -n 's/^violations: //p')") &&
+		[ "$sum" -gt 0 ]
+}
+
+# pr_refused DOMAIN ID: a PR trylock of ID fails with EAGAIN.
+pr_refused() {
+	local out rc=0
+
+	out=$(ctl lock "$1" "$2" --mode pr --try -- true 2>&1) || rc=$?
+	echo "$out" >&2
+	[ "$rc" -eq 1 ] && echo "$out" | grep -q 'Resource temporarily unavailable'
 }
 
 # conv_down: node 0's session takes id 20 EX, then converts it to PR.
@@ -348,11 +368,11 @@ async_round() {
 
 
 if [ "$VMTEST_NODE" -eq 0 ]; then
-	tap_plan 45
+	tap_plan 46
 elif [ "$VMTEST_NODE" -eq "$victim" ]; then
 	tap_plan 32
 else
-	tap_plan 34
+	tap_plan 36
 fi
 kmemleak_forget
 tap_check "rdmalock.ko loads" load_rdmalock
@@ -433,21 +453,32 @@ if [ "$VMTEST_NODE" -eq 0 ]; then
 	tap_check "node 0 takes id 20 EX and converts it down to PR" conv_down
 fi
 barrier conv-pr
-[ "$VMTEST_NODE" -ne 1 ] ||
+if [ "$VMTEST_NODE" -eq 1 ]; then
+	hold_lock pr20 nm-shift 20 --mode pr --try
 	tap_check "beside the PR converted down from EX, PR is granted" \
-		ctl lock nm-shift 20 --mode pr --try -- true
+		hold_started pr20 30
+fi
 [ "$VMTEST_NODE" -ne "$victim" ] ||
 	tap_check "and EX is not (EAGAIN)" \
 		try_says 'Resource temporarily unavailable' nm-shift 20
 barrier conv-probed
 [ "$VMTEST_NODE" -ne 0 ] ||
-	tap_check "PR to EX is refused (EDEADLK)" \
+	tap_check "PR to EX beside another PR is refused (EDEADLK)" \
 		session_says "convert nm-shift 20 ex" "error: Resource deadlock avoided"
 barrier conv-refused
 [ "$VMTEST_NODE" -ne "$victim" ] ||
 	tap_check "and the lock stays PR: EX is not granted (EAGAIN)" \
 		try_says 'Resource temporarily unavailable' nm-shift 20
 barrier conv-kept
+[ "$VMTEST_NODE" -ne 1 ] ||
+	tap_check "node 1 lets its PR go" hold_unlocked pr20
+barrier conv-alone
+[ "$VMTEST_NODE" -ne 0 ] ||
+	tap_check "alone, PR converts up to EX" session_says "convert nm-shift 20 ex" ok
+barrier conv-up
+[ "$VMTEST_NODE" -ne 1 ] ||
+	tap_check "and PR is not granted beside it (EAGAIN)" pr_refused nm-shift 20
+barrier conv-up-probed
 [ "$VMTEST_NODE" -ne 0 ] ||
 	tap_check "node 0 converts it to NL" session_says "convert nm-shift 20 nl" ok
 barrier conv-nl
