@@ -319,11 +319,16 @@ static struct rdmalock_how rdmalock_file_how(const struct rdmalock_lock_req *req
 	};
 }
 
-/* LOCK with RDMALOCK_LOCK_F_CONVERT: a lock this file holds changes mode. */
-static long rdmalock_ioc_convert(struct rdmalock_file *f,
-				 const struct rdmalock_lock_req *req)
+/*
+ * The lock of the file that @req names, made this call's alone: taken off
+ * the list (UNLOCK, @unlist), or marked pending (CONVERT), which UNLOCK
+ * and CONVERT do not find. It gets the LVB @req's value gives. Return:
+ * the lock, or ERR_PTR() of -EFAULT, -EINVAL or -ENOENT.
+ */
+static struct rdmalock_held *rdmalock_file_claim(struct rdmalock_file *f,
+						 const struct rdmalock_lock_req *req,
+						 bool unlist)
 {
-	struct rdmalock_how how = rdmalock_file_how(req);
 	struct rdmalock_lock_value val;
 	struct rdmalock_lock_name key;
 	struct rdmalock_held *h;
@@ -333,17 +338,31 @@ static long rdmalock_ioc_convert(struct rdmalock_file *f,
 	if (!ret && req->value)
 		ret = rdmalock_value_from_user(req, &val);
 	if (ret)
-		return ret;
-	/* Pending, it is this call's alone: UNLOCK and CONVERT do not find it. */
+		return ERR_PTR(ret);
 	mutex_lock(&f->lock);
 	h = rdmalock_file_find(f, req->name, &key);
-	if (h)
+	if (h && unlist)
+		list_del(&h->entry);
+	else if (h)
 		h->pending = true;
 	mutex_unlock(&f->lock);
 	if (!h)
-		return -ENOENT;
+		return ERR_PTR(-ENOENT);
 	if (req->value)
 		memcpy(h->lvb, val.lvb, h->lk.lvb_len);
+	return h;
+}
+
+/* LOCK with RDMALOCK_LOCK_F_CONVERT: a lock this file holds changes mode. */
+static long rdmalock_ioc_convert(struct rdmalock_file *f,
+				 const struct rdmalock_lock_req *req)
+{
+	struct rdmalock_how how = rdmalock_file_how(req);
+	struct rdmalock_held *h = rdmalock_file_claim(f, req, false);
+	int ret;
+
+	if (IS_ERR(h))
+		return PTR_ERR(h);
 	ret = rdmalock_convert(&h->lk, req->mode, &how);
 	if (!ret && req->value)
 		ret = rdmalock_held_give_value(h, req);
@@ -455,26 +474,12 @@ long rdmalock_ioc_unlock(struct file *file, void *arg)
 {
 	struct rdmalock_file *f = file->private_data;
 	struct rdmalock_lock_req *req = arg;
-	struct rdmalock_lock_value val;
-	struct rdmalock_lock_name key;
 	struct rdmalock_held *h;
-	int ret;
 
 	if (req->flags || strnlen(req->name, RDMALOCK_NAME_MAX) == RDMALOCK_NAME_MAX)
 		return -EINVAL;
-	ret = rdmalock_req_key(req, &key);
-	if (!ret && req->value)
-		ret = rdmalock_value_from_user(req, &val);
-	if (ret)
-		return ret;
-	mutex_lock(&f->lock);
-	h = rdmalock_file_find(f, req->name, &key);
-	if (h)
-		list_del(&h->entry);
-	mutex_unlock(&f->lock);
-	if (!h)
-		return -ENOENT;
-	if (req->value)
-		memcpy(h->lvb, val.lvb, h->lk.lvb_len);
+	h = rdmalock_file_claim(f, req, true);
+	if (IS_ERR(h))
+		return PTR_ERR(h);
 	return rdmalock_held_free(h);
 }

@@ -1224,23 +1224,36 @@ static int rdmalock_sl_delegate(struct rdmalock_lockspace *ls,
 	return sl_w(w)->done_err;
 }
 
+/*
+ * A writer's request @type (Try or Upgrade) on the word: by the home node,
+ * this one or, with writer_cas 0, another by message; else by @cas, this
+ * node's own CAS. Return: 0 with @old the word it replaced, -EAGAIN when
+ * the word does not allow it, or an error.
+ */
+static int rdmalock_sl_ask(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w,
+			   u8 type, int (*cas)(struct rdmalock_lockspace *ls, u32 home,
+					       u64 slot_off, u32 me, u64 *old),
+			   u64 *old)
+{
+	u32 me = rdmalock_sl_me(ls, w);
+
+	if (w->home == ls->self)
+		return rdmalock_sl_home_do(ls, type, w->slot_off, me, 0, false, old);
+	if (!sl_ls(ls)->writer_cas)
+		return rdmalock_sl_delegate(ls, w, type, old);
+	return cas(ls, w->home, w->slot_off, me, old);
+}
+
 /* A writer trylock: take the lock only if it is free, and never queue. */
 static int rdmalock_sl_try_write(struct rdmalock_lockspace *ls,
 				 struct rdmalock_waiter *w)
 {
-	u32 me = rdmalock_sl_me(ls, w);
 	u64 old;
 	int ret;
 
 	/* No later than whichever atomic, here or at the home node, lands. */
 	sl_w(w)->lease_start = ktime_get();
-	if (w->home == ls->self)
-		ret = rdmalock_sl_home_do(ls, SL_MSG_TRY, w->slot_off, me, 0,
-					  false, &old);
-	else if (!sl_ls(ls)->writer_cas)
-		ret = rdmalock_sl_delegate(ls, w, SL_MSG_TRY, &old);
-	else
-		ret = rdmalock_sl_take_free(ls, w->home, w->slot_off, me, &old);
+	ret = rdmalock_sl_ask(ls, w, SL_MSG_TRY, rdmalock_sl_take_free, &old);
 	if (ret == -EAGAIN)
 		return rdmalock_acq_fail(ls, w, ret);
 	if (ret)
@@ -1521,19 +1534,12 @@ static int rdmalock_sl_upgrade(struct rdmalock_lockspace *ls,
 			       struct rdmalock_waiter *w)
 {
 	struct rdmalock_sl *sl = sl_w(w);
-	u32 me = rdmalock_sl_me(ls, w);
 	u64 old;
 	int ret;
 
 	/* The home node's Done, and later a successor's messages, are a writer's. */
 	WRITE_ONCE(sl->writer, true);
-	if (w->home == ls->self)
-		ret = rdmalock_sl_home_do(ls, SL_MSG_UPGRADE, w->slot_off, me, 0,
-					  false, &old);
-	else if (!sl_ls(ls)->writer_cas)
-		ret = rdmalock_sl_delegate(ls, w, SL_MSG_UPGRADE, &old);
-	else
-		ret = rdmalock_sl_take_alone(ls, w->home, w->slot_off, me, &old);
+	ret = rdmalock_sl_ask(ls, w, SL_MSG_UPGRADE, rdmalock_sl_take_alone, &old);
 	if (ret) {
 		WRITE_ONCE(sl->writer, false);
 		return ret;
