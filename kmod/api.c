@@ -358,11 +358,13 @@ EXPORT_SYMBOL_GPL(rdmalock_lock_set_blocking);
  * storage that refuses a token below the highest it has seen refuses a
  * holder whose lock was taken from it.
  *
- * Return: the token, or 0 when @lk holds no exclusive grant with a value.
+ * Return: the token, or 0 when @lk holds no exclusive grant with a value:
+ * the token of its last writing grant (PW or EX) while it holds a writing
+ * mode.
  */
 u64 rdmalock_lock_token(const struct rdmalock_lock *lk)
 {
-	return lk->w ? lk->token : 0;
+	return lk->w && rdmalock_value_writes(lk->mode) ? lk->token : 0;
 }
 EXPORT_SYMBOL_GPL(rdmalock_lock_token);
 
@@ -454,7 +456,7 @@ int rdmalock_release_value(struct rdmalock_lock *lk, unsigned int to)
 	struct rdmalock_lockspace *ls = lk->dom->ls;
 	int ret;
 
-	if (!rdmalock_value_must_write(lk, lk->mode))
+	if (!lk->lvb || !rdmalock_value_writes(lk->mode))
 		return 0;
 	ret = rdmalock_gate_enter(ls, &rdmalock_forever);
 	if (ret)

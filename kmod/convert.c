@@ -34,13 +34,20 @@
 #include "locks.h"
 #include "values.h"
 
+/* @lk holds NL from now on, its word, if any, given back: as its release says. */
+static int rdmalock_hold_nl(struct rdmalock_lock *lk)
+{
+	int ret = lk->w ? rdmalock_give_back(lk) : 0;
+
+	lk->mode = RDMALOCK_MODE_NL;
+	lk->nl = true;
+	return ret;
+}
+
 /* A step that may have cost @lk its word failed: it holds NL. */
 static int rdmalock_convert_fail(struct rdmalock_lock *lk, int err)
 {
-	if (lk->w)
-		rdmalock_give_back(lk);
-	lk->mode = RDMALOCK_MODE_NL;
-	lk->nl = true;
+	rdmalock_hold_nl(lk);
 	return err;
 }
 
@@ -70,22 +77,15 @@ static int rdmalock_convert_from_nl(struct rdmalock_lock *lk, unsigned int to,
 
 	lk->nl = false;
 	ret = rdmalock_acquire_nofs(lk, to, how);
-	if (ret) {
-		lk->mode = RDMALOCK_MODE_NL;
-		lk->nl = true;
-	}
-	return ret;
+	return ret ? rdmalock_convert_fail(lk, ret) : 0;
 }
 
 /* To NL: a release, as rdmalock_unlock()'s, that keeps the handle. */
 static int rdmalock_convert_to_nl(struct rdmalock_lock *lk)
 {
 	int value_ret = rdmalock_release_value(lk, RDMALOCK_MODE_NL);
-	int ret = rdmalock_give_back(lk);
 
-	lk->mode = RDMALOCK_MODE_NL;
-	lk->nl = true;
-	return ret ?: value_ret;
+	return rdmalock_hold_nl(lk) ?: value_ret;
 }
 
 /*
@@ -133,7 +133,6 @@ static int rdmalock_convert_downgrade(struct rdmalock_lock *lk, unsigned int to)
 	if (ret)
 		return rdmalock_convert_fail(lk, ret);
 	lk->mode = to;
-	lk->token = 0;
 	return rdmalock_convert_settle(lk, from, false);
 }
 

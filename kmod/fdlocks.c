@@ -389,6 +389,7 @@ long rdmalock_ioc_lock(struct file *file, void *arg)
 	struct rdmalock_file *f = file->private_data;
 	struct rdmalock_lock_req *req = arg;
 	struct rdmalock_how how = rdmalock_file_how(req);
+	struct rdmalock_lock_name key;
 	struct rdmalock_domain *dom;
 	struct rdmalock_held *h;
 	bool busy;
@@ -402,6 +403,9 @@ long rdmalock_ioc_lock(struct file *file, void *arg)
 	if (req->flags & RDMALOCK_LOCK_F_CONVERT)
 		return req->flags & RDMALOCK_LOCK_F_NOTIFY ? -EINVAL :
 		       rdmalock_ioc_convert(f, req);
+	ret = rdmalock_req_key(req, &key);
+	if (ret)
+		return ret;
 	dom = rdmalock_domain_get(req->name);
 	if (!dom)
 		return -ENOENT;
@@ -412,13 +416,8 @@ long rdmalock_ioc_lock(struct file *file, void *arg)
 	}
 	h->f = f;
 	INIT_LIST_HEAD(&h->event);
+	h->key = key;
 	h->by_name = req->lock_name;
-	ret = rdmalock_req_key(req, &h->key);
-	if (ret) {
-		rdmalock_domain_put(dom);
-		kfree(h);
-		return ret;
-	}
 	if (h->by_name)
 		ret = rdmalock_lock_setup_name(&h->lk, dom, h->key.name, h->key.len);
 	else

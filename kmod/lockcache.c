@@ -88,17 +88,20 @@ struct rdmalock_run_cached {
 	u64 lvb[RDMALOCK_LVB_MAX / sizeof(u64)];
 };
 
+/* Counts a failed call of a callback's answer, the first one kept. */
+static void rdmalock_run_cache_error(struct rdmalock_run_cached *c, int err)
+{
+	if (err && !c->errors++)
+		c->first_error = err;
+}
+
 /* Under @c->use: give the kept lock up. */
 static void rdmalock_run_cache_release(struct rdmalock_run_cached *c)
 {
-	int ret;
-
 	if (!c->held)
 		return;
 	c->held = false;
-	ret = rdmalock_unlock(&c->lk);
-	if (ret && !c->errors++)
-		c->first_error = ret;
+	rdmalock_run_cache_error(c, rdmalock_unlock(&c->lk));
 }
 
 /* Under @c->use: GAP's conversion down lets go, and remembers. */
@@ -120,14 +123,12 @@ static void rdmalock_run_cache_downgrade(struct rdmalock_run_cached *c)
 		return;
 	}
 	ret = rdmalock_lock_convert(&c->lk, RDMALOCK_MODE_PR);
-
 	if (!ret) {
 		c->shared = true;
 		atomic_inc(&c->t->run->converted);
 		return;
 	}
-	if (!c->errors++)
-		c->first_error = ret;
+	rdmalock_run_cache_error(c, ret);
 	/* It holds its old mode, or NL: let go. */
 	rdmalock_run_cache_release(c);
 }

@@ -994,6 +994,24 @@ static int rdmalock_ls_release_once(struct rdmalock_lockspace *ls,
 	return ret;
 }
 
+/*
+ * A holder enters the gate, after a view change under way: 0, or why not,
+ * which says it lost its lock: @w's gone, or -ENOLCK when this node was
+ * fenced.
+ */
+static int rdmalock_holder_enter(struct rdmalock_lockspace *ls,
+				 struct rdmalock_waiter *w)
+{
+	int ret = READ_ONCE(w->gone);
+
+	if (ret)
+		return ret;
+	ret = rdmalock_gate_enter(ls, &rdmalock_forever);
+	if (ret == -ENOTCONN)
+		ret = READ_ONCE(w->gone) ?: -ENOLCK;	/* fenced */
+	return ret;
+}
+
 /* The release is over, whatever it returns: @w holds nothing any more. */
 static void rdmalock_release_end(struct rdmalock_lockspace *ls,
 				 struct rdmalock_waiter *w, int ret)
@@ -1025,12 +1043,7 @@ int rdmalock_ls_release(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w
 	int ret;
 
 	for (;;) {
-		ret = READ_ONCE(w->gone);
-		if (ret)
-			break;
-		ret = rdmalock_gate_enter(ls, &rdmalock_forever);
-		if (ret == -ENOTCONN)
-			ret = READ_ONCE(w->gone) ?: -ENOLCK;	/* fenced */
+		ret = rdmalock_holder_enter(ls, w);
 		if (ret)
 			break;
 		ret = rdmalock_ls_release_once(ls, w);
@@ -1086,18 +1099,14 @@ int rdmalock_ls_convert(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w
 	if (!rdmalock_ls_can_convert(ls))
 		return -EOPNOTSUPP;
 	for (;;) {
-		ret = READ_ONCE(w->gone);
-		if (ret)
-			return ret;
-		ret = rdmalock_gate_enter(ls, &rdmalock_forever);
-		if (ret == -ENOTCONN)
-			ret = READ_ONCE(w->gone) ?: -ENOLCK;	/* fenced */
+		ret = rdmalock_holder_enter(ls, w);
 		if (ret)
 			return ret;
 		gen = atomic_read(&ls->gate_gen);
 		ret = up ? ls->algo->upgrade(ls, w) : ls->algo->downgrade(ls, w);
 		rdmalock_gate_leave(ls);
-		if (ls->gated && rdmalock_verb_failed(ret, &rdmalock_forever) &&
+		/* Only where views recover the lock (rdmalock_ls_can_convert()). */
+		if (rdmalock_verb_failed(ret, &rdmalock_forever) &&
 		    verb_restarts++ < RDMALOCK_VERB_RESTARTS)
 			ret = rdmalock_await_view_change(ls, gen, &rdmalock_forever,
 							 ret) ?: -ERESTART;

@@ -1489,6 +1489,24 @@ static int rdmalock_sl_release_write(struct rdmalock_lockspace *ls,
 }
 
 /*
+ * @w holds the lock as a writer that just took it, with nobody behind:
+ * at @rel and @epoch, no writers in a row before it, no successor, and no
+ * message of a queue it was in before.
+ */
+static void rdmalock_sl_hold_fresh(struct rdmalock_waiter *w, u32 rel, bool epoch)
+{
+	struct rdmalock_sl *sl = sl_w(w);
+
+	sl->cur_rel = rel;
+	sl->epoch = epoch;
+	sl->cons = 0;
+	sl->succ = 0;
+	clear_bit(RDMALOCK_EV_LINK, &w->events);
+	clear_bit(SL_EV_MODE, &w->events);
+	clear_bit(SL_EV_DONE, &w->events);
+}
+
+/*
  * From writer to reader without letting go (Documentation/dlm.rst, and
  * DOWNGRADE in tools/models/shiftlock.pml): counted among the readers
  * while its TailId still keeps every writer out and every reader waiting,
@@ -1544,10 +1562,7 @@ static int rdmalock_sl_upgrade(struct rdmalock_lockspace *ls,
 		WRITE_ONCE(sl->writer, false);
 		return ret;
 	}
-	sl->cur_rel = sl_rel(old) + 1;
-	sl->epoch = sl_epoch(old);
-	sl->cons = 0;
-	sl->succ = 0;
+	rdmalock_sl_hold_fresh(w, sl_rel(old) + 1, sl_epoch(old));
 	w->mode = RDMALOCK_MODE_EX;
 	return 0;
 }
@@ -1671,7 +1686,6 @@ static void rdmalock_sl_recover_reset(struct rdmalock_lockspace *ls)
 static int rdmalock_sl_recover_hold(struct rdmalock_lockspace *ls,
 				    struct rdmalock_waiter *w)
 {
-	struct rdmalock_sl *sl = sl_w(w);
 	bool writer = w->mode != RDMALOCK_MODE_SH;
 	u64 old;
 	int ret;
@@ -1694,13 +1708,7 @@ static int rdmalock_sl_recover_hold(struct rdmalock_lockspace *ls,
 	ret = rdmalock_sl_claim_outcome(old, true);
 	if (ret)
 		return ret;
-	sl->cur_rel = sl_rel(sl_claim_word(0));
-	sl->epoch = sl_epoch(sl_claim_word(0));
-	sl->cons = 0;
-	sl->succ = 0;
-	clear_bit(RDMALOCK_EV_LINK, &w->events);
-	clear_bit(SL_EV_MODE, &w->events);
-	clear_bit(SL_EV_DONE, &w->events);
+	rdmalock_sl_hold_fresh(w, sl_rel(sl_claim_word(0)), sl_epoch(sl_claim_word(0)));
 	return 0;
 }
 

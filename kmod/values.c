@@ -6,11 +6,12 @@
  * Only a holder touches them, and only under its lock: exclusive holders
  * exclude each other, so plain RDMA READs and WRITEs (CPU copies at the
  * home) are enough, without atomics. A handle asks for them with
- * rdmalock_lock_set_value(). An exclusive grant reads the value and
- * writes back the token advanced by one; with an LVB it also names
- * itself the value's writer, and its release writes the LVB back and
- * clears the writer, before the lock is released. A shared grant reads
- * the value.
+ * rdmalock_lock_set_value(). A grant in a writing mode (PW, EX) reads the
+ * value and writes back the token advanced by one; with an LVB it also
+ * names itself the value's writer, and its release writes the LVB back
+ * and clears the writer, before the lock is released. Any other grant
+ * reads the value; a conversion moves it as DLM does
+ * (rdmalock_value_on_convert()).
  *
  * A view change marks not valid the LVB of every lock that has a writer:
  * the writer may have left, been fenced, or lost its lock to the view
@@ -131,8 +132,13 @@ static int rdmalock_value_write(struct rdmalock_lock *lk,
 				     len);
 }
 
-/* Does a holder in @mode (RDMALOCK_MODE_*) write the LVB: PW and EX. */
-static bool rdmalock_value_writes(unsigned int mode)
+/**
+ * rdmalock_value_writes() - does a holder in @mode write the LVB and take tokens?
+ * @mode: RDMALOCK_MODE_*
+ *
+ * Return: true for PW and EX.
+ */
+bool rdmalock_value_writes(unsigned int mode)
 {
 	return rdmalock_lvb_on_unlock(rdmalock_lkmode_of(mode)) == RDMALOCK_LVB_WRITE;
 }
@@ -161,11 +167,7 @@ int rdmalock_value_on_grant(struct rdmalock_lock *lk, unsigned int from)
 	if (lk->lvb)
 		memcpy(lk->lvb, v.lvb, lk->lvb_len);
 	lk->lvb_valid = !(v.flags & RDMALOCK_VALUE_F_NOT_VALID);
-	if (!rdmalock_value_writes(lk->mode)) {
-		lk->token = 0;
-		return 0;
-	}
-	if (rdmalock_value_writes(from))
+	if (!rdmalock_value_writes(lk->mode) || rdmalock_value_writes(from))
 		return 0;
 	v.token++;
 	if (lk->lvb)
@@ -224,22 +226,8 @@ int rdmalock_value_on_convert(struct rdmalock_lock *lk, unsigned int from)
 	case RDMALOCK_LVB_READ:
 		return rdmalock_value_on_grant(lk, from);
 	case RDMALOCK_LVB_WRITE:
-		if (!rdmalock_value_writes(lk->mode))
-			lk->token = 0;
 		return lk->lvb ? rdmalock_value_write_back(lk, lk->mode) : 0;
 	default:
 		return 0;
 	}
-}
-
-/**
- * rdmalock_value_must_write() - does @lk write its LVB back as it lets go of @mode?
- * @lk: a handle holding its lock in @mode, RDMALOCK_MODE_*
- * @mode: the mode it holds
- *
- * Return: true for PW and EX with an LVB.
- */
-bool rdmalock_value_must_write(const struct rdmalock_lock *lk, unsigned int mode)
-{
-	return lk->lvb && rdmalock_value_writes(mode);
 }

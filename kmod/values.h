@@ -41,6 +41,6 @@ void rdmalock_values_recover(struct rdmalock_lockspace *ls, u32 members);
 int rdmalock_value_on_grant(struct rdmalock_lock *lk, unsigned int from);
 int rdmalock_value_write_back(struct rdmalock_lock *lk, unsigned int to);
 int rdmalock_value_on_convert(struct rdmalock_lock *lk, unsigned int from);
-bool rdmalock_value_must_write(const struct rdmalock_lock *lk, unsigned int mode);
+bool rdmalock_value_writes(unsigned int mode);
 
 #endif /* _RDMALOCK_VALUES_H */
