@@ -83,6 +83,15 @@ typedef void rdmalock_blocking_fn(void *arg, unsigned int mode);
  */
 typedef void rdmalock_complete_fn(void *arg, int status);
 
+/*
+ * Flags of an asynchronous request (rdmalock_lock_async(),
+ * rdmalock_lock_convert_async()). RDMALOCK_REQ_NOQUEUE: a request that
+ * cannot be granted at once ends with -EAGAIN instead of waiting, as
+ * DLM_LKF_NOQUEUE; it tells no holder it waits.
+ */
+#define RDMALOCK_REQ_NOQUEUE	0x1
+#define RDMALOCK_REQ_FLAGS	RDMALOCK_REQ_NOQUEUE
+
 struct rdmalock_lock *rdmalock_lock_get(struct rdmalock_domain *dom, u64 id);
 struct rdmalock_lock *rdmalock_lock_get_name(struct rdmalock_domain *dom,
 					     const void *name, u32 len);
@@ -99,10 +108,11 @@ int rdmalock_lock_timeout(struct rdmalock_lock *lk, unsigned int mode,
 			  unsigned long timeout);
 int rdmalock_trylock(struct rdmalock_lock *lk, unsigned int mode);
 int rdmalock_lock_async(struct rdmalock_lock *lk, unsigned int mode,
-			rdmalock_complete_fn *done, void *arg);
+			unsigned int flags, rdmalock_complete_fn *done, void *arg);
 int rdmalock_lock_convert(struct rdmalock_lock *lk, unsigned int mode);
 int rdmalock_lock_convert_async(struct rdmalock_lock *lk, unsigned int mode,
-				rdmalock_complete_fn *done, void *arg);
+				unsigned int flags, rdmalock_complete_fn *done,
+				void *arg);
 int rdmalock_lock_cancel(struct rdmalock_lock *lk);
 int rdmalock_unlock(struct rdmalock_lock *lk);
 

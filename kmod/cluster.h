@@ -76,6 +76,7 @@ struct rdmalock_lock {
 	unsigned long request_busy;
 	unsigned int request_mode;
 	bool request_convert;
+	bool request_noqueue;
 	rdmalock_complete_fn *done;
 	void *done_arg;
 	struct rdmalock_cancel cancel;

@@ -241,7 +241,7 @@ static int rdmalock_run_request(struct rdmalock_run_thread *t,
 	int ret;
 
 	reinit_completion(&c->requested);
-	ret = rdmalock_lock_async(&c->lk, mode, rdmalock_run_requested, c);
+	ret = rdmalock_lock_async(&c->lk, mode, 0, rdmalock_run_requested, c);
 	if (ret) {
 		rdmalock_run_error(t, ret);
 		return ret;
@@ -274,10 +274,13 @@ static int rdmalock_run_cache_hold(struct rdmalock_run_thread *t,
 		ret = -EDEADLK;
 		if (t->run->req->flags & RDMALOCK_RUN_F_CONVERT)
 			ret = rdmalock_lock_convert(&c->lk, mode);
-		if (ret)
+		if (ret) {
 			rdmalock_run_cache_release(c);
-		else
+		} else {
 			c->shared = false;
+			/* It read the home's LVB, which may not be valid. */
+			c->lvb_ok = rdmalock_lock_lvb_valid(&c->lk);
+		}
 	}
 	if (c->held) {
 		t->cached++;

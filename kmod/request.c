@@ -29,7 +29,10 @@ static void rdmalock_request_run(struct work_struct *work)
 {
 	struct rdmalock_lock *lk = container_of(work, struct rdmalock_lock,
 						request_work);
-	const struct rdmalock_how how = { .cancel = &lk->cancel };
+	const struct rdmalock_how how = {
+		.try = lk->request_noqueue,
+		.cancel = &lk->cancel,
+	};
 	rdmalock_complete_fn *done = lk->done;
 	void *arg = lk->done_arg;
 	int ret;
@@ -40,6 +43,9 @@ static void rdmalock_request_run(struct work_struct *work)
 		ret = rdmalock_acquire(lk, lk->request_mode, &how);
 	if (ret == -ETIMEDOUT && READ_ONCE(lk->cancel.requested))
 		ret = -ECANCELED;
+	/* A conversion that would wait for other holders, as DLM says it. */
+	if (ret == -EDEADLK && lk->request_noqueue)
+		ret = -EAGAIN;
 	/* The handle is the caller's again: @done may use it. */
 	clear_bit_unlock(RDMALOCK_REQUEST_BUSY, &lk->request_busy);
 	done(arg, ret);
@@ -47,13 +53,14 @@ static void rdmalock_request_run(struct work_struct *work)
 
 /* Queues @lk's request: an acquisition, or a conversion when @convert. */
 static int rdmalock_request_queue(struct rdmalock_lock *lk, unsigned int mode,
-				  bool convert, rdmalock_complete_fn *done,
-				  void *arg)
+				  unsigned int flags, bool convert,
+				  rdmalock_complete_fn *done, void *arg)
 {
 	struct rdmalock_domain *dom = lk->dom;
 	int ret;
 
-	if (rdmalock_lkmode_of(mode) == RDMALOCK_LK_IV || !done)
+	if (rdmalock_lkmode_of(mode) == RDMALOCK_LK_IV || !done ||
+	    (flags & ~RDMALOCK_REQ_FLAGS))
 		return -EINVAL;
 	if (rdmalock_lock_holds(lk) != convert)
 		return convert ? -EINVAL : -EBUSY;
@@ -71,6 +78,7 @@ static int rdmalock_request_queue(struct rdmalock_lock *lk, unsigned int mode,
 	}
 	lk->request_mode = mode;
 	lk->request_convert = convert;
+	lk->request_noqueue = flags & RDMALOCK_REQ_NOQUEUE;
 	lk->done = done;
 	lk->done_arg = arg;
 	lk->cancel = (struct rdmalock_cancel){};
@@ -83,9 +91,12 @@ static int rdmalock_request_queue(struct rdmalock_lock *lk, unsigned int mode,
  * rdmalock_lock_async() - ask for a lock, and be called back when it is granted
  * @lk: the handle, holding nothing and asking for nothing
  * @mode: as for rdmalock_lock()
+ * @flags: RDMALOCK_REQ_*: with RDMALOCK_REQ_NOQUEUE, the request does not
+ *	wait, as rdmalock_trylock() does not
  * @done: called once, on the domain's request work queue, with 0 when
  *	@lk holds its lock, -ECANCELED when rdmalock_lock_cancel() ended
- *	the request, or an error of rdmalock_lock()
+ *	the request, -EAGAIN when a NOQUEUE request could not be granted
+ *	at once, or an error of rdmalock_lock()
  * @arg: @done's argument
  *
  * The request waits as rdmalock_lock() does, not killable, and its grant
@@ -97,13 +108,13 @@ static int rdmalock_request_queue(struct rdmalock_lock *lk, unsigned int mode,
  *
  * Context: process context; does not sleep.
  * Return: 0 when queued: @done will be called; -EBUSY when @lk holds its
- * lock or a request of it is under way; -EINVAL for a bad mode;
+ * lock or a request of it is under way; -EINVAL for a bad mode or flag;
  * -ESHUTDOWN when the domain was destroyed.
  */
 int rdmalock_lock_async(struct rdmalock_lock *lk, unsigned int mode,
-			rdmalock_complete_fn *done, void *arg)
+			unsigned int flags, rdmalock_complete_fn *done, void *arg)
 {
-	return rdmalock_request_queue(lk, mode, false, done, arg);
+	return rdmalock_request_queue(lk, mode, flags, false, done, arg);
 }
 EXPORT_SYMBOL_GPL(rdmalock_lock_async);
 
@@ -111,6 +122,9 @@ EXPORT_SYMBOL_GPL(rdmalock_lock_async);
  * rdmalock_lock_convert_async() - ask for a conversion, and be called back at its end
  * @lk: the handle, holding its lock and asking for nothing
  * @mode: as for rdmalock_lock_convert()
+ * @flags: RDMALOCK_REQ_*: with RDMALOCK_REQ_NOQUEUE, a conversion from
+ *	NL does not wait, and one that cannot be granted at once ends with
+ *	-EAGAIN, the handle's mode kept (where it would end with -EDEADLK)
  * @done: called once, on the domain's request work queue, with the
  *	result rdmalock_lock_convert() would return, or -ECANCELED when
  *	rdmalock_lock_cancel() ended a conversion from NL (the handle still
@@ -121,13 +135,14 @@ EXPORT_SYMBOL_GPL(rdmalock_lock_async);
  *
  * Context: process context; does not sleep.
  * Return: 0 when queued: @done will be called; -EINVAL for a bad mode or
- * a handle holding nothing; -EBUSY when a request of @lk is under way;
- * -ESHUTDOWN when the domain was destroyed.
+ * flag, or a handle holding nothing; -EBUSY when a request of @lk is
+ * under way; -ESHUTDOWN when the domain was destroyed.
  */
 int rdmalock_lock_convert_async(struct rdmalock_lock *lk, unsigned int mode,
-				rdmalock_complete_fn *done, void *arg)
+				unsigned int flags, rdmalock_complete_fn *done,
+				void *arg)
 {
-	return rdmalock_request_queue(lk, mode, true, done, arg);
+	return rdmalock_request_queue(lk, mode, flags, true, done, arg);
 }
 EXPORT_SYMBOL_GPL(rdmalock_lock_convert_async);
 

@@ -1489,16 +1489,17 @@ static int rdmalock_sl_release_write(struct rdmalock_lockspace *ls,
 }
 
 /*
- * @w holds the lock as a writer that just took it, with nobody behind:
- * at @rel and @epoch, no writers in a row before it, no successor, and no
- * message of a queue it was in before.
+ * @w is about to hold the lock as a writer with nobody behind it: no
+ * writers in a row before it, no successor, no message of a queue it was
+ * in before. Called before the atomic that makes it TailId, never after:
+ * from that atomic on, a successor may name itself at any moment, and a
+ * Successor message forgotten here would leave @w's release waiting for
+ * it forever.
  */
-static void rdmalock_sl_hold_fresh(struct rdmalock_waiter *w, u32 rel, bool epoch)
+static void rdmalock_sl_writer_fresh(struct rdmalock_waiter *w)
 {
 	struct rdmalock_sl *sl = sl_w(w);
 
-	sl->cur_rel = rel;
-	sl->epoch = epoch;
 	sl->cons = 0;
 	sl->succ = 0;
 	clear_bit(RDMALOCK_EV_LINK, &w->events);
@@ -1557,12 +1558,14 @@ static int rdmalock_sl_upgrade(struct rdmalock_lockspace *ls,
 
 	/* The home node's Done, and later a successor's messages, are a writer's. */
 	WRITE_ONCE(sl->writer, true);
+	rdmalock_sl_writer_fresh(w);
 	ret = rdmalock_sl_ask(ls, w, SL_MSG_UPGRADE, rdmalock_sl_take_alone, &old);
 	if (ret) {
 		WRITE_ONCE(sl->writer, false);
 		return ret;
 	}
-	rdmalock_sl_hold_fresh(w, sl_rel(old) + 1, sl_epoch(old));
+	sl->cur_rel = sl_rel(old) + 1;
+	sl->epoch = sl_epoch(old);
 	w->mode = RDMALOCK_MODE_EX;
 	return 0;
 }
@@ -1701,6 +1704,7 @@ static int rdmalock_sl_recover_hold(struct rdmalock_lockspace *ls,
 					&old);
 		return ret;
 	}
+	rdmalock_sl_writer_fresh(w);
 	ret = rdmalock_sl_cas(ls, w->home, w->slot_off, 0,
 			      sl_claim_word(rdmalock_sl_me(ls, w)), &old);
 	if (ret)
@@ -1708,7 +1712,8 @@ static int rdmalock_sl_recover_hold(struct rdmalock_lockspace *ls,
 	ret = rdmalock_sl_claim_outcome(old, true);
 	if (ret)
 		return ret;
-	rdmalock_sl_hold_fresh(w, sl_rel(sl_claim_word(0)), sl_epoch(sl_claim_word(0)));
+	sl_w(w)->cur_rel = sl_rel(sl_claim_word(0));
+	sl_w(w)->epoch = sl_epoch(sl_claim_word(0));
 	return 0;
 }
 

@@ -20,8 +20,9 @@
  *    handle, which is granted only where the algorithm has a shared mode;
  *  - in a domain with named locks, it caches a lock as a filesystem does:
  *    the first handle takes it and keeps it, with a blocking callback
- *    that releases it; the second asks for it asynchronously, and its
- *    request is granted once the callback has let the lock go;
+ *    that releases it; the second asks for it asynchronously, without
+ *    queueing (refused at once), then queueing, and that request is
+ *    granted once the callback has let the lock go;
  *  - it puts the handles and the domain, and reports what it did;
  *  - with watch=1 it keeps the domain and logs its recovery callbacks
  *    (membership view changes) until it is unloaded.
@@ -257,6 +258,36 @@ static void example_granted(void *arg, int status)
 	complete(&c->granted);
 }
 
+/*
+ * While @c->kept holds the lock, a request of the other handle that may
+ * not queue (DLM's NOQUEUE) ends at once with -EAGAIN.
+ */
+static int example_noqueue(struct example *ex, struct example_cache *c)
+{
+	int err;
+
+	err = rdmalock_lock_async(ex->other, RDMALOCK_MODE_EX,
+				  RDMALOCK_REQ_NOQUEUE, example_granted, c);
+	if (err)
+		return err;
+	if (!wait_for_completion_timeout(&c->granted, msecs_to_jiffies(timeout_ms))) {
+		rdmalock_lock_cancel(ex->other);
+		wait_for_completion(&c->granted);
+	}
+	reinit_completion(&c->granted);
+	if (!c->status) {
+		rdmalock_unlock(ex->other);
+		pr_err("%s: a NOQUEUE request was granted beside the kept lock\n",
+		       domain);
+		return -EPROTO;
+	}
+	if (c->status != -EAGAIN)
+		return c->status;
+	pr_info("%s: a NOQUEUE request for the kept lock ended at once: -EAGAIN\n",
+		domain);
+	return 0;
+}
+
 /* Returns with neither handle holding, and the release work done. */
 static int example_cache_run(struct example *ex, struct example_cache *c)
 {
@@ -276,7 +307,8 @@ static int example_cache_run(struct example *ex, struct example_cache *c)
 		return err;
 	}
 	ex->acquired++;
-	err = rdmalock_lock_async(ex->other, RDMALOCK_MODE_EX, example_granted, c);
+	err = example_noqueue(ex, c) ?:
+	      rdmalock_lock_async(ex->other, RDMALOCK_MODE_EX, 0, example_granted, c);
 	if (err) {
 		pr_err("%s: asking for id %llu: %d\n", domain, first_id, err);
 		rdmalock_unlock(c->kept);

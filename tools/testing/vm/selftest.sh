@@ -66,6 +66,8 @@ interrupt_run
 expect_failure selftest-fail '^node0: not ok 2 - this test fails on purpose$' --nodes 2
 expect_failure selftest-panic 'node1: FAILED: guest died before finishing: .*Kernel panic' --nodes 2
 expect_failure selftest-hang '^node0: FAILED: timed out after 30s$' --nodes 2 --timeout 30
+grep -q '^node0: last result: none$' "$out/selftest-hang.log"
+result "selftest-hang: tells the node's last result" $?
 set -e
 
 summary

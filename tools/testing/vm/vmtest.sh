@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # vmtest.sh [--nodes N] [--scenario NAME] [--kernel stock|debug]
-#           [--timeout SECONDS] [--outdir DIR]
+#           [--timeout SECONDS] [--outdir DIR] [--disk MB]
 #
 # Boots N QEMU guests (TCG, -smp 2) on a bridge in a private network
 # namespace, each with Soft-RoCE on its virtio NIC, runs the scenario
@@ -10,11 +10,13 @@
 # and prints "N passed, N failed". A guest that dies, hangs past the
 # timeout or prints a kernel splat fails the run. QEMU processes and the
 # namespace (with its bridge and taps) are removed on every exit path.
+# With --disk, the guests also share one raw disk of MB megabytes
+# (/dev/vda in each), as a cluster filesystem's storage.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib.sh"
 
-nodes=3 scenario=smoke kernel=stock timeout='' outdir=''
+nodes=3 scenario=smoke kernel=stock timeout='' outdir='' disk_mb='' disk=()
 
 usage() {
 	sed -n '4,5s/^# \{0,1\}//p' "$0" >&2
@@ -28,10 +30,13 @@ while [ $# -gt 0 ]; do
 	--kernel) kernel=$2; shift 2 ;;
 	--timeout) timeout=$2; shift 2 ;;
 	--outdir) outdir=$2; shift 2 ;;
+	--disk) disk_mb=$2; shift 2 ;;
 	*) usage ;;
 	esac
 done
 [[ "$nodes" =~ ^[1-8]$ ]] || die "--nodes must be 1 to 8"
+[ -z "$disk_mb" ] || [[ "$disk_mb" =~ ^[1-9][0-9]{0,4}$ ]] ||
+	die "--disk must be 1 to 99999 (MB)"
 [ -f "$here/scenarios/$scenario.sh" ] ||
 	die "no scenario '$scenario' (see $here/scenarios/)"
 case "$kernel" in
@@ -112,6 +117,17 @@ prepare() {
 
 node_addr() { echo "10.77.0.$(($1 + 1))"; }
 
+# The disk every guest shares. cache=none: a guest's write reaches the
+# file, not the host's page cache, before another guest reads; share-rw
+# and no image locking, since QEMU otherwise refuses a second writer.
+make_disk() {
+	local img=$outdir/shared.img
+
+	truncate -s "${disk_mb}M" "$img"
+	disk=(-drive "file=$img,if=none,id=shared,format=raw,cache=none,file.locking=off"
+		-device "virtio-blk-pci,drive=shared,share-rw=on")
+}
+
 setup_network() {
 	local i
 
@@ -147,6 +163,7 @@ start_node() {
 		-append "$guest_cmdline vmtest.node=$i vmtest.nodes=$addrs vmtest.scenario=$scenario vmtest.deadline=$((timeout + 60))" \
 		-serial "file:$outdir/node$i.console" \
 		-serial "file:$outdir/node$i.tap" \
+		"${disk[@]}" \
 		-netdev "tap,id=net0,ifname=tap$i,script=no,downscript=no" \
 		-device "virtio-net-pci,netdev=net0,mac=52:54:00:77:00:$(printf %02x $((i + 1)))" \
 		>"$outdir/node$i.qemu" 2>&1 &
@@ -188,6 +205,18 @@ node_fail() {
 
 first_splat() { rdmalock_splats "$outdir/node$1.console" 1; }
 
+# show_stuck I: where node I timed out: the last result it reported, and
+# its tasks that waited in rdmalock shortly before (guest/init).
+show_stuck() {
+	local last
+
+	last=$(grep -E '^(not )?ok ' "$outdir/node$1.tap" 2>/dev/null | tail -n 1 | tr -d '\r' ||
+		true)
+	echo "node$1: last result: ${last:-none}"
+	{ grep -a '^vmtest: stuck: ' "$outdir/node$1.console" 2>/dev/null || true; } |
+		tr -d '\r' | head -n 8 | sed "s/^vmtest: /node$1: /" || true
+}
+
 # Prints node I's results; counts them into passed and failed.
 report_node() {
 	local i=$1 tap=$outdir/node$1.tap plan results ok notok todo splat
@@ -198,6 +227,7 @@ report_node() {
 	unfinished)
 		if [ "$why" = timeout ]; then
 			node_fail "$i" "timed out after ${timeout}s"
+			show_stuck "$i"
 		else
 			node_fail "$i" "stopped unfinished: $why"
 		fi ;;
@@ -234,6 +264,7 @@ main() {
 
 	rm -rf "$outdir" && mkdir -p "$outdir"
 	prepare
+	[ -z "$disk_mb" ] || make_disk
 	for i in $(seq 0 $((nodes - 1))); do
 		addrs=${addrs:+$addrs,}$(node_addr "$i")
 	done

@@ -19,7 +19,7 @@
 . ./lib.sh
 
 DOMAIN=flt
-F=/sys/kernel/debug/rdmalock/fault
+F=$FAULTS
 n=$(num_nodes)
 peer=$(((VMTEST_NODE + 1) % n))
 prev=$(((VMTEST_NODE + n - 1) % n))
@@ -32,30 +32,6 @@ MSG_HEARTBEAT=2
 THREADS=2
 
 ctl() { rdmalockctl "$@"; }
-
-# fault NAME KNOB=VALUE...: set knobs of fault NAME.
-fault() {
-	local name="$1" kv
-
-	shift
-	for kv in "$@"; do
-		echo "${kv#*=}" >"$F/$name/${kv%%=*}" || return 1
-	done
-}
-
-# Every fault off, and its filters back to "everything".
-faults_off() {
-	local d f
-
-	for d in "$F"/*/; do
-		echo 0 >"$d/probability" || return 1
-		for f in nodes verbs types; do
-			[ ! -e "$d/$f" ] || echo 0xffffffff >"$d/$f" || return 1
-		done
-	done
-}
-
-injected() { cat "$F/$1/injected"; }
 
 # failed VERB NODE: this node's "failed" count of VERB to NODE.
 failed() {

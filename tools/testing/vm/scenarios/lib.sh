@@ -409,6 +409,33 @@ sleep_until() {
 	done
 }
 
+# The fault injection of a debug kernel (Documentation/fabric.rst).
+FAULTS=/sys/kernel/debug/rdmalock/fault
+
+# fault NAME KNOB=VALUE...: set knobs of fault NAME.
+fault() {
+	local name="$1" kv
+
+	shift
+	for kv in "$@"; do
+		echo "${kv#*=}" >"$FAULTS/$name/${kv%%=*}" || return 1
+	done
+}
+
+# Every fault off, and its filters back to "everything".
+faults_off() {
+	local d f
+
+	for d in "$FAULTS"/*/; do
+		echo 0 >"$d/probability" || return 1
+		for f in nodes verbs types; do
+			[ ! -e "$d/$f" ] || echo 0xffffffff >"$d/$f" || return 1
+		done
+	done
+}
+
+injected() { cat "$FAULTS/$1/injected"; }
+
 # Holders and waiters in the background, each named by a TAG; their
 # output and exit status are in /tmp/hold-TAG.* and /tmp/wait-TAG.*.
 #
