@@ -239,13 +239,13 @@ static int rdmalock_interest_post(struct rdmalock_lock *lk, bool always,
 	return ret;
 }
 
-/* Tell the nodes of @nodes that @lk waits for their holders. */
-static int rdmalock_blocking_send(struct rdmalock_lock *lk, u32 nodes)
+/* Tell the nodes of @nodes that @lk waits for their holders, at @level. */
+static int rdmalock_blocking_send(struct rdmalock_lock *lk, u32 nodes, u32 level)
 {
 	struct rdmalock_lockspace *ls = lk->dom->ls;
 	struct rdmalock_blocking_req req = {
 		.slot = cpu_to_be32(lk->ent->slot),
-		.level = lk->cls + 1,
+		.level = level,
 		.len = lk->ent->len,
 	};
 	unsigned long bits = nodes & ~BIT(ls->self);
@@ -293,7 +293,8 @@ int rdmalock_blocking_wait(struct rdmalock_lock *lk, const struct rdmalock_how *
 		ret = rdmalock_interest_post(lk, true, &others);
 		if (!ret)
 			ret = rdmalock_blocking_send(lk,
-						     rdmalock_interest_blocked_by(others, lk->cls));
+						     rdmalock_interest_blocked_by(others, lk->cls),
+						     lk->cls + 1);
 		rdmalock_gate_leave(ls);
 	}
 	if (ret) {
@@ -301,6 +302,45 @@ int rdmalock_blocking_wait(struct rdmalock_lock *lk, const struct rdmalock_how *
 		rdmalock_blocking_settle(lk);
 	}
 	return ret;
+}
+
+/**
+ * rdmalock_blocking_ask_up() - tell the holders in the way of a refused conversion up
+ * @lk: a handle holding its named lock shared, whose conversion to an
+ *	exclusive mode was refused because others hold the lock
+ *
+ * The conversion does not wait (a shared holder queued as a writer would
+ * wait for itself), so nothing would ever ask the other holders to let
+ * go, and an owner that asks again, as GFS2 does at once, would be
+ * refused for as long as they keep the lock. So they are told now what
+ * an exclusive request that waits would tell them: the other holders on
+ * this node, and every node with holders, hear an exclusive request.
+ * Best effort, as the notices of a waiting request are.
+ *
+ * Context: process context; sleeps.
+ */
+void rdmalock_blocking_ask_up(struct rdmalock_lock *lk)
+{
+	struct rdmalock_lockspace *ls = lk->dom->ls;
+	struct rdmalock_interest *in;
+	struct rdmalock_lock *h;
+	u64 others;
+
+	if (!lk->ent)
+		return;
+	in = rdmalock_lock_interest(lk);
+	spin_lock_bh(&in->lock);
+	list_for_each_entry(h, &in->holders, holding)
+		if (h != lk)
+			rdmalock_tell_holder(h, RDMALOCK_CLASS_EX + 1);
+	spin_unlock_bh(&in->lock);
+	if (rdmalock_gate_enter(ls, &rdmalock_forever))
+		return;
+	if (!rdmalock_interest_post(lk, true, &others))
+		rdmalock_blocking_send(lk, rdmalock_interest_blocked_by(others,
+									RDMALOCK_CLASS_EX),
+				       RDMALOCK_CLASS_EX + 1);
+	rdmalock_gate_leave(ls);
 }
 
 /**

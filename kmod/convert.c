@@ -20,7 +20,9 @@
  *   queued as a writer would wait for its own release, and letting go
  *   first would be a release and a new acquisition reported as a
  *   conversion. The handle keeps its mode, as after DLM's conversion
- *   deadlock, and its owner may let go and ask again, as GFS2 does.
+ *   deadlock, and its owner may let go and ask again. The other holders
+ *   hear a blocking callback, as from an exclusive request that waits,
+ *   so that an owner that asks again, as GFS2 does, finds them gone.
  *
  * A conversion that fails changed nothing, or left the handle in NL: it
  * never leaves a handle holding its word in a mode it did not ask for.
@@ -149,8 +151,10 @@ static int rdmalock_convert_upgrade(struct rdmalock_lock *lk, unsigned int to)
 	if (!rdmalock_ls_can_convert(ls))
 		return -EDEADLK;
 	ret = rdmalock_ls_convert(ls, lk->w, true);
-	if (ret == -EAGAIN)
+	if (ret == -EAGAIN) {
+		rdmalock_blocking_ask_up(lk);
 		return -EDEADLK;
+	}
 	if (ret)
 		return rdmalock_convert_fail(lk, ret);
 	rdmalock_blocking_unhold(lk);
@@ -221,7 +225,9 @@ int rdmalock_convert(struct rdmalock_lock *lk, unsigned int mode,
  * no exclusive request is granted in between, and waiting shared ones
  * are granted with it. The other way (PR to EX), it converts the word up
  * in one step when @lk is its only holder and no request waits, and
- * refuses otherwise. The LVB moves as DLM moves it: a PW or EX holder
+ * refuses otherwise, telling the other holders (their blocking callbacks
+ * hear EX) so that a conversion asked again may be granted once they let
+ * go. The LVB moves as DLM moves it: a PW or EX holder
  * converting down writes its LVB back; a holder converting up reads the
  * home's, and an exclusive one takes a new fencing token. The handle's
  * blocking callback hears, from then on, of the requests its new mode

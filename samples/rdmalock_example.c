@@ -22,7 +22,9 @@
  *    the first handle takes it and keeps it, with a blocking callback
  *    that releases it; the second asks for it asynchronously, without
  *    queueing (refused at once), then queueing, and that request is
- *    granted once the callback has let the lock go;
+ *    granted once the callback has let the lock go; where PR is shared,
+ *    the first keeps PR, and the second's PR converted up to EX is
+ *    refused until the first's callback, told of it, lets its PR go;
  *  - it puts the handles and the domain, and reports what it did;
  *  - with watch=1 it keeps the domain and logs its recovery callbacks
  *    (membership view changes) until it is unloaded.
@@ -33,6 +35,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/completion.h>
+#include <linux/delay.h>
 #include <linux/err.h>
 #include <linux/errno.h>
 #include <linux/jiffies.h>
@@ -293,15 +296,8 @@ static int example_cache_run(struct example *ex, struct example_cache *c)
 {
 	int err;
 
-	err = rdmalock_lock_set_blocking(c->kept, example_blocked, c);
-	if (err == -EOPNOTSUPP) {
-		pr_info("%s: ids map to slots: no blocking callbacks to cache locks with\n",
-			domain);
-		return 0;
-	}
-	if (!err)
-		err = rdmalock_lock_timeout(c->kept, RDMALOCK_MODE_EX,
-					    msecs_to_jiffies(timeout_ms));
+	err = rdmalock_lock_timeout(c->kept, RDMALOCK_MODE_EX,
+				    msecs_to_jiffies(timeout_ms));
 	if (err) {
 		pr_err("%s: keeping id %llu: %d\n", domain, first_id, err);
 		return err;
@@ -335,6 +331,57 @@ static int example_cache_run(struct example *ex, struct example_cache *c)
 	return c->status;
 }
 
+/* Lets the kept lock go, if its callback did not, and waits for that. */
+static void example_let_go(struct example_cache *c)
+{
+	schedule_work(&c->release);
+	flush_work(&c->release);
+}
+
+/*
+ * Where PR is shared: beside the kept handle's PR, the other handle's PR
+ * converted up to EX is refused (-EDEADLK), and the kept handle's
+ * blocking callback hears EX; asked again, as GFS2 asks, the conversion
+ * is granted once the callback has let the PR go.
+ */
+static int example_upgrade(struct example *ex, struct example_cache *c)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(timeout_ms);
+	int err;
+
+	clear_bit(0, &c->released);
+	WRITE_ONCE(c->asked, 0);
+	err = rdmalock_lock_timeout(c->kept, RDMALOCK_MODE_PR,
+				    msecs_to_jiffies(timeout_ms));
+	if (err)
+		return err;
+	err = rdmalock_trylock(ex->other, RDMALOCK_MODE_PR);
+	if (err) {
+		example_let_go(c);
+		/* -EAGAIN: PR is served exclusive here, no conversion up. */
+		return err == -EAGAIN ? 0 : err;
+	}
+	ex->acquired += 2;
+	err = rdmalock_lock_convert(ex->other, RDMALOCK_MODE_EX);
+	if (err == -EDEADLK) {
+		do {
+			usleep_range(10000, 20000);
+			err = rdmalock_lock_convert(ex->other, RDMALOCK_MODE_EX);
+		} while (err == -EDEADLK && time_before(jiffies, end));
+		if (!err)
+			pr_info("%s: a conversion up refused beside a kept PR was granted once its blocking callback let the PR go (mode %s)\n",
+				domain, READ_ONCE(c->asked) == RDMALOCK_MODE_EX + 1 ? "EX" : "SH");
+	} else if (!err) {
+		pr_err("%s: a conversion up was granted beside a kept PR\n", domain);
+		err = -EPROTO;
+	}
+	if (err)
+		pr_err("%s: converting up beside a kept PR: %d\n", domain, err);
+	rdmalock_unlock(ex->other);
+	example_let_go(c);
+	return err;
+}
+
 static int example_cache(struct example *ex)
 {
 	struct example_cache *c = kzalloc(sizeof(*c), GFP_KERNEL);
@@ -345,7 +392,17 @@ static int example_cache(struct example *ex)
 	c->kept = ex->lks[0];
 	INIT_WORK(&c->release, example_release);
 	init_completion(&c->granted);
-	err = example_cache_run(ex, c);
+	err = rdmalock_lock_set_blocking(c->kept, example_blocked, c);
+	if (err == -EOPNOTSUPP) {
+		pr_info("%s: ids map to slots: no blocking callbacks to cache locks with\n",
+			domain);
+		kfree(c);
+		return 0;
+	}
+	if (!err)
+		err = example_cache_run(ex, c);
+	if (!err)
+		err = example_upgrade(ex, c);
 	/* No callback of the handle runs once it is put. */
 	rdmalock_lock_set_blocking(c->kept, NULL, NULL);
 	kfree(c);

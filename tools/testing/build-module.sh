@@ -14,17 +14,19 @@ case "$target" in
 stock | bpo)
 	kdir=$("$(dirname "$0")/kernels.sh" kdir "$target")
 	make_args=(-C "$kdir")
+	symvers=$kdir/Module.symvers
 	;;
 debug)
 	build=$("$(dirname "$0")/kernels.sh" debug)
 	make_args=(-C "$build/source-tree" O="$build")
+	symvers=$build/Module.symvers
 	;;
 *) die "usage: build-module.sh stock|bpo|debug" ;;
 esac
 
 # Keyed by the work tree too, so that two checkouts never share one.
 out=$RDMALOCK_CACHE/build/$(echo "$RDMALOCK_TOP" | sha256sum | cut -c1-12)/$target
-sources=(Kbuild kmod include uapi kunit samples tools/testing/vm/hostile)
+sources=(Kbuild kmod include uapi kunit samples dlm tools/testing/vm/hostile)
 
 # What the build is made of: every source file, the kernel it is built
 # against, the compiler and the flags. A build of the same is reused.
@@ -44,7 +46,7 @@ if [ "$(cat "$out/.key" 2>/dev/null)" = "$key" ]; then
 	exit 0
 fi
 rm -rf "$out" && mkdir -p "$out"
-(cd "$RDMALOCK_TOP" && cp -a Kbuild kmod include uapi kunit samples "$out/")
+(cd "$RDMALOCK_TOP" && cp -a Kbuild kmod include uapi kunit samples dlm "$out/")
 cp -a "$RDMALOCK_TOP/tools/testing/vm/hostile" "$out/"
 
 log="$out/build.log"
@@ -58,6 +60,29 @@ if ! make "${make_args[@]}" M="$out" W=1 ${MODULE_MAKEFLAGS:+"$MODULE_MAKEFLAGS"
 fi
 if grep -E 'warning:|error:|WARNING:' "$log" >&2; then
 	die "module build against $target has warnings"
+fi
+# dlm_crcs_differ: rdmalock_dlm.ko stands in for the kernel's dlm.ko only
+# if it has each of the exports GFS2 imports, with dlm.ko's CRC
+# (Documentation/gfs2.rst). Kernels without dlm.ko have nothing to match.
+dlm_crcs_differ() {
+	local sym want ours bad=1
+
+	grep -q $'\tfs/dlm/dlm\t' "$symvers" || return 1
+	for sym in dlm_new_lockspace dlm_release_lockspace dlm_lock dlm_unlock \
+		dlm_posix_lock dlm_posix_unlock dlm_posix_get dlm_posix_cancel; do
+		want=$(awk -v s="$sym" '$2 == s && $3 == "fs/dlm/dlm" { print $1 }' "$symvers")
+		[ -n "$want" ] || continue
+		ours=$(awk -v s="$sym" '$2 == s { print $1 }' "$out/Module.symvers")
+		if [ "$ours" != "$want" ]; then
+			echo "rdmalock_dlm.ko: $sym has CRC ${ours:-none}, the kernel's dlm.ko $want" >&2
+			bad=0
+		fi
+	done
+	return $bad
+}
+
+if dlm_crcs_differ; then
+	die "rdmalock_dlm.ko against $target: CRCs that are not dlm.ko's"
 fi
 echo "$key" >"$out/.key"
 echo "$out"

@@ -89,6 +89,10 @@ group membership-debug "$testing/vm/vmtest.sh" --scenario membership \
 # handlers, lock calls and view changes: lockdep and KASAN look at them.
 group names-debug "$testing/vm/vmtest.sh" --scenario names --kernel debug \
 	--timeout 900 --outdir "$out/names-debug"
+# Debian's gfs2.ko on rdmalock_dlm.ko; only the stock kernel has GFS2.
+group gfs2-stock "$testing/vm/vmtest.sh" --scenario gfs2 --kernel stock \
+	--disk 256 --timeout 400 --outdir "$out/gfs2-stock"
+group gfs2-negative "$testing/vm/gfs2-negative.sh"
 group negative-stock "$testing/vm/vmtest.sh" --scenario negative-control \
 	--kernel stock --outdir "$out/negative-stock"
 group shiftlock-stock "$testing/vm/vmtest.sh" --scenario shiftlock \

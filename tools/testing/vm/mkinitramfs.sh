@@ -7,7 +7,8 @@
 # the scenarios, rdmalockctl, dropcap, roarg, fdrace, iproute2's rdma tool
 # with its libraries, every .ko of our build tree MODBUILD, and, when the
 # kernel keeps them as modules (MODTREE, a depmod'ed /lib/modules/<version>),
-# the chain that rxe, virtio-net and our modules need, in load order.
+# the chain that rxe, virtio-net and our modules need, in load order, and
+# GFS2's, with mkfs.gfs2, fsck.gfs2 and flock.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib.sh"
@@ -70,15 +71,39 @@ add_module_chain() {
 			die "module $name not found in $modtree"
 		[ -z "$key" ] || visit_module "$key"
 	done
-	mkdir -p "$stage/lib/modules/infra"
+	copy_modules infra
+}
+
+# copy_modules DIR: the modules of mod_order into /lib/modules/DIR, with
+# their load order in its file "order".
+copy_modules() {
+	local dir=$stage/lib/modules/$1 key
+
+	mkdir -p "$dir"
 	for key in "${mod_order[@]}"; do
 		case "$key" in
-		*.ko) cp "$modtree/$key" "$stage/lib/modules/infra/" ;;
-		*.ko.xz) xz -dc "$modtree/$key" >"$stage/lib/modules/infra/$(mod_name "$key").ko" ;;
-		*.ko.zst) zstd -qdc "$modtree/$key" >"$stage/lib/modules/infra/$(mod_name "$key").ko" ;;
+		*.ko) cp "$modtree/$key" "$dir/" ;;
+		*.ko.xz) xz -dc "$modtree/$key" >"$dir/$(mod_name "$key").ko" ;;
+		*.ko.zst) zstd -qdc "$modtree/$key" >"$dir/$(mod_name "$key").ko" ;;
 		esac
-		basename "${key%.xz}" | sed 's/\.zst$//' >>"$stage/lib/modules/infra/order"
+		basename "${key%.xz}" | sed 's/\.zst$//' >>"$dir/order"
 	done
+}
+
+# GFS2, whose dlm.ko rdmalock_dlm.ko stands in for, and the disk it
+# mounts, with what they need that the boot did not load: for the
+# scenarios that load them (/lib/modules/gfs2), not at boot.
+add_gfs2_chain() {
+	local name key
+
+	mod_order=()
+	[ -z "${mod_path[dlm]:-}" ] || mod_seen[${mod_path[dlm]}]=1
+	for name in crc32c_generic virtio_blk gfs2; do
+		key=${mod_path[$name]:-}
+		[ -n "$key" ] || die "module $name not found in $modtree"
+		visit_module "$key"
+	done
+	copy_modules gfs2
 }
 
 mkdir -p "$stage"/{bin,etc,lib/rdmalock,scenarios}
@@ -98,6 +123,13 @@ cc -static -O2 -Wall -Wextra -Werror -pthread -I"$RDMALOCK_TOP/uapi" \
 cp "$here"/scenarios/*.sh "$stage/scenarios/"
 copy_binary "$(command -v rdma)"
 find "$modbuild" -name '*.ko' -exec cp {} "$stage/lib/rdmalock/" \;
-[ -z "$modtree" ] || add_module_chain
+copy_binary "$(command -v mkfs.gfs2)"
+copy_binary "$(command -v fsck.gfs2)"
+# util-linux's: busybox's static build has no flock.
+copy_binary "$(command -v flock)"
+if [ -n "$modtree" ]; then
+	add_module_chain
+	add_gfs2_chain
+fi
 
 (cd "$stage" && find . | cpio -o -H newc --quiet) >"$out"

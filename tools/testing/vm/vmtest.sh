@@ -3,6 +3,7 @@
 #
 # vmtest.sh [--nodes N] [--scenario NAME] [--kernel stock|debug]
 #           [--timeout SECONDS] [--outdir DIR] [--disk MB]
+#           [--set NAME=VALUE]...
 #
 # Boots N QEMU guests (TCG, -smp 2) on a bridge in a private network
 # namespace, each with Soft-RoCE on its virtio NIC, runs the scenario
@@ -11,12 +12,14 @@
 # timeout or prints a kernel splat fails the run. QEMU processes and the
 # namespace (with its bridge and taps) are removed on every exit path.
 # With --disk, the guests also share one raw disk of MB megabytes
-# (/dev/vda in each), as a cluster filesystem's storage.
+# (/dev/vda in each), as a cluster filesystem's storage. --set puts NAME
+# in the scenario's environment on every node.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib.sh"
 
 nodes=3 scenario=smoke kernel=stock timeout='' outdir='' disk_mb='' disk=()
+settings=''
 
 usage() {
 	sed -n '4,5s/^# \{0,1\}//p' "$0" >&2
@@ -31,6 +34,11 @@ while [ $# -gt 0 ]; do
 	--timeout) timeout=$2; shift 2 ;;
 	--outdir) outdir=$2; shift 2 ;;
 	--disk) disk_mb=$2; shift 2 ;;
+	--set)
+		[[ "$2" =~ ^[A-Z][A-Z0-9_]*=[A-Za-z0-9_.,=-]*$ ]] ||
+			die "--set takes NAME=VALUE: capitals for NAME, no spaces"
+		settings="$settings vmtest.set.$2"
+		shift 2 ;;
 	*) usage ;;
 	esac
 done
@@ -160,7 +168,7 @@ start_node() {
 		-machine pc -accel tcg,thread=multi -cpu max -smp 2 -m "$mem" \
 		-bios qboot.rom -display none -monitor none -no-reboot \
 		-kernel "$vmlinuz" -initrd "$outdir/initramfs.cpio" \
-		-append "$guest_cmdline vmtest.node=$i vmtest.nodes=$addrs vmtest.scenario=$scenario vmtest.deadline=$((timeout + 60))" \
+		-append "$guest_cmdline vmtest.node=$i vmtest.nodes=$addrs vmtest.scenario=$scenario vmtest.deadline=$((timeout + 60))$settings" \
 		-serial "file:$outdir/node$i.console" \
 		-serial "file:$outdir/node$i.tap" \
 		"${disk[@]}" \

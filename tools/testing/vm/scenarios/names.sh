@@ -51,7 +51,9 @@
 #    (with the cached slot it would read the LVB written before the cut);
 #  - the sample client caches a lock: one handle keeps it with a blocking
 #    callback, another asks for it asynchronously, refused at once with
-#    NOQUEUE, and granted once the callback let it go without;
+#    NOQUEUE, and granted once the callback let it go without; under
+#    ShiftLock, a PR converted up beside a kept PR is refused (EDEADLK),
+#    the kept one's callback hears EX, and, asked again, it is granted;
 #  - the survivors' sample clients, registered for the recovery callbacks,
 #    hear recover_done with their slot at once; the last node destroys
 #    and creates nm-ids again at once, back before its lease ran out: the
@@ -127,13 +129,19 @@ set_idle() { echo "$1" >$IDLE_PARAM; }
 # sample_caches: the sample client, on a lock homed on the next node,
 # keeps it with one handle and asks for it asynchronously with another:
 # without queueing, refused at once (EAGAIN); queued, the blocking
-# callback lets it go, and the request is granted.
+# callback lets it go, and the request is granted. Under ShiftLock, where
+# PR is shared, it also keeps a PR, and the other handle's PR converted
+# up is refused until the callback lets the kept PR go.
 sample_caches() {
 	insmod /lib/rdmalock/rdmalock_example.ko domain=nm-alock \
 		first_id=$((40 + VMTEST_NODE)) count=1 rounds=1 &&
 		rmmod rdmalock_example &&
 		dmesg | grep 'rdmalock_example: nm-alock: a NOQUEUE request for the kept lock ended at once: -EAGAIN$' &&
-		dmesg | grep 'rdmalock_example: nm-alock: a kept lock was let go at its blocking callback (mode EX)'
+		dmesg | grep 'rdmalock_example: nm-alock: a kept lock was let go at its blocking callback (mode EX)' &&
+		insmod /lib/rdmalock/rdmalock_example.ko domain=nm-shift \
+			first_id=$((40 + VMTEST_NODE)) count=1 rounds=1 &&
+		rmmod rdmalock_example &&
+		dmesg | grep 'rdmalock_example: nm-shift: a conversion up refused beside a kept PR was granted once its blocking callback let the PR go (mode EX)$'
 }
 
 # watch_views: the sample client, registered for nm-ids' recovery

@@ -1,0 +1,323 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rdmalock_dlm: DLM locks as rdmalock lock handles.
+ *
+ * A DLM lock, named by the lock id dlm_lock() writes into its lksb, is
+ * one rdmalock handle on the named lock, kept from its first request to
+ * its unlock. dlm_lock() asks for it with rdmalock_lock_async(), or
+ * converts it with rdmalock_lock_convert_async(); the request's end
+ * fills the lksb and calls the ast. The handle's blocking callback is
+ * the bast. dlm_unlock() releases the lock on the lockspace's work queue,
+ * and that ends with the ast, status -DLM_EUNLOCK; with DLM_LKF_CANCEL it
+ * cancels the request under way, whose ast then says -DLM_ECANCEL, or 0
+ * when the grant came first, as DLM allows. A new lock whose first
+ * request fails is gone after its ast, as in DLM.
+ *
+ * DLM's six modes are rdmalock's (PR is RDMALOCK_MODE_SH), served as
+ * Documentation/api.rst says for the domain's algorithm. DLM_LKF_NOQUEUE
+ * is RDMALOCK_REQ_NOQUEUE; with NOQUEUEBAST no holder is told either,
+ * which GFS2 allows. VALBLK asks for the LVB at lksb.sb_lvbptr on the
+ * lock's first request: the handle keeps it for every grant and release.
+ * QUECVT, ALTPR, ALTCW, HEADQUE, NOORDER and EXPEDITE change nothing:
+ * the alternate mode is never granted. A bast says EX for a waiting
+ * request that excludes every holder, PR for one that excludes writers.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/bitops.h>
+#include <linux/err.h>
+#include <linux/slab.h>
+
+#include "shim.h"
+
+/* &rdmalock_dlm_lkb.busy */
+#define RDMALOCK_DLM_BUSY	0
+
+/*
+ * struct rdmalock_dlm_lkb - one DLM lock
+ * @ls: its lockspace
+ * @lk: the handle
+ * @lksb: the caller's status block
+ * @ast: the completion callback of the request under way, or of the unlock
+ * @bast: the blocking callback, or NULL
+ * @astarg: their argument
+ * @lkid: the lock's id, in @ls->lkbs until its unlock
+ * @busy: RDMALOCK_DLM_BUSY while a request is under way, and from the end
+ *	of a first request that failed
+ * @held: a request of it was granted once: the lock exists until unlocked
+ * @unlocking: @work releases the lock and calls @ast; else it only frees
+ * @work: the end of the lock, out of the caller's context
+ */
+struct rdmalock_dlm_lkb {
+	struct rdmalock_dlm_ls *ls;
+	struct rdmalock_lock *lk;
+	struct dlm_lksb *lksb;
+	void (*ast)(void *astarg);
+	void (*bast)(void *astarg, int mode);
+	void *astarg;
+	u32 lkid;
+	unsigned long busy;
+	bool held;
+	bool unlocking;
+	struct work_struct work;
+};
+
+static const unsigned int rdmalock_dlm_modes[] = {
+	[DLM_LOCK_NL] = RDMALOCK_MODE_NL,
+	[DLM_LOCK_CR] = RDMALOCK_MODE_CR,
+	[DLM_LOCK_CW] = RDMALOCK_MODE_CW,
+	[DLM_LOCK_PR] = RDMALOCK_MODE_PR,
+	[DLM_LOCK_PW] = RDMALOCK_MODE_PW,
+	[DLM_LOCK_EX] = RDMALOCK_MODE_EX,
+};
+
+static void rdmalock_dlm_bast(void *arg, unsigned int mode)
+{
+	struct rdmalock_dlm_lkb *lkb = arg;
+	void (*bast)(void *astarg, int mode) = READ_ONCE(lkb->bast);
+
+	if (bast)
+		bast(READ_ONCE(lkb->astarg),
+		     mode == RDMALOCK_MODE_EX ? DLM_LOCK_EX : DLM_LOCK_PR);
+}
+
+/*
+ * A request's end as DLM says it. GFS2 takes no status but these: an
+ * error that lost or refused the lock (the node fenced, the home gone,
+ * the domain destroyed) is a refusal, and the lock keeps the mode the
+ * ast reports it kept.
+ */
+static int rdmalock_dlm_status(struct rdmalock_dlm_lkb *lkb, int status)
+{
+	switch (status) {
+	case 0:
+	case -EAGAIN:
+	case -EDEADLK:
+	case -ETIMEDOUT:
+		return status;
+	case -ECANCELED:
+		return -DLM_ECANCEL;
+	}
+	pr_err_ratelimited("lock %u: request failed: %d\n", lkb->lkid, status);
+	return -EAGAIN;
+}
+
+/* The completion of rdmalock_lock_async() and _convert_async(). */
+static void rdmalock_dlm_ended(void *arg, int status)
+{
+	struct rdmalock_dlm_lkb *lkb = arg;
+	struct rdmalock_dlm_ls *ls = lkb->ls;
+	struct dlm_lksb *lksb = lkb->lksb;
+	void (*ast)(void *astarg) = lkb->ast;
+	void *astarg = lkb->astarg;
+
+	lksb->sb_flags = 0;
+	if (!status) {
+		lkb->held = true;
+		if (lksb->sb_lvbptr && !rdmalock_lock_lvb_valid(lkb->lk))
+			lksb->sb_flags = DLM_SBF_VALNOTVALID;
+	}
+	lksb->sb_status = rdmalock_dlm_status(lkb, status);
+	if (lkb->held) {
+		clear_bit_unlock(RDMALOCK_DLM_BUSY, &lkb->busy);
+	} else {
+		/* Never granted: the lock is gone once its ast is told. */
+		xa_erase(&ls->lkbs, lkb->lkid);
+		queue_work(ls->wq, &lkb->work);
+	}
+	ast(astarg);
+	if (atomic_dec_and_test(&ls->requests))
+		wake_up(&ls->idle);
+}
+
+/* @lkb's unlock, or its end after a first request that failed. */
+static void rdmalock_dlm_finish(struct work_struct *work)
+{
+	struct rdmalock_dlm_lkb *lkb = container_of(work, struct rdmalock_dlm_lkb,
+						    work);
+	int ret;
+
+	if (lkb->unlocking) {
+		ret = rdmalock_unlock(lkb->lk);
+		if (ret)
+			pr_err_ratelimited("lock %u: unlock: %d\n", lkb->lkid, ret);
+		lkb->lksb->sb_flags = 0;
+		lkb->lksb->sb_status = -DLM_EUNLOCK;
+	}
+	rdmalock_lock_put(lkb->lk);
+	/* The ast may free the lksb and the LVB with it: nothing uses them after. */
+	if (lkb->unlocking)
+		lkb->ast(lkb->astarg);
+	kfree(lkb);
+}
+
+static int rdmalock_dlm_ask(struct rdmalock_dlm_lkb *lkb, int mode,
+			    u32 flags, bool convert)
+{
+	unsigned int req_flags = flags & DLM_LKF_NOQUEUE ? RDMALOCK_REQ_NOQUEUE : 0;
+	int ret;
+
+	if (test_and_set_bit_lock(RDMALOCK_DLM_BUSY, &lkb->busy))
+		return -EBUSY;
+	atomic_inc(&lkb->ls->requests);
+	if (convert)
+		ret = rdmalock_lock_convert_async(lkb->lk, rdmalock_dlm_modes[mode],
+						  req_flags, rdmalock_dlm_ended, lkb);
+	else
+		ret = rdmalock_lock_async(lkb->lk, rdmalock_dlm_modes[mode],
+					  req_flags, rdmalock_dlm_ended, lkb);
+	if (ret) {
+		atomic_dec(&lkb->ls->requests);
+		clear_bit_unlock(RDMALOCK_DLM_BUSY, &lkb->busy);
+	}
+	return ret;
+}
+
+/* A new lock: its handle, its id in the lksb, and its first request. */
+static int rdmalock_dlm_new(struct rdmalock_dlm_ls *ls, struct rdmalock_dlm_lkb *lkb,
+			    int mode, u32 flags, const void *name,
+			    unsigned int namelen)
+{
+	int ret;
+
+	lkb->lk = rdmalock_lock_get_name(ls->dom, name, namelen);
+	if (IS_ERR(lkb->lk))
+		return PTR_ERR(lkb->lk);
+	ret = 0;
+	if (flags & DLM_LKF_VALBLK)
+		ret = lkb->lksb->sb_lvbptr ?
+		      rdmalock_lock_set_value(lkb->lk, lkb->lksb->sb_lvbptr, ls->lvblen) :
+		      -EINVAL;
+	if (!ret && lkb->bast)
+		ret = rdmalock_lock_set_blocking(lkb->lk, rdmalock_dlm_bast, lkb);
+	if (!ret)
+		ret = xa_alloc(&ls->lkbs, &lkb->lkid, lkb, xa_limit_32b, GFP_NOFS);
+	if (ret)
+		goto put;
+	lkb->lksb->sb_lkid = lkb->lkid;
+	ret = rdmalock_dlm_ask(lkb, mode, flags, false);
+	if (!ret)
+		return 0;
+	xa_erase(&ls->lkbs, lkb->lkid);
+put:
+	rdmalock_lock_put(lkb->lk);
+	return ret;
+}
+
+/**
+ * dlm_lock() - ask for a lock, or convert one
+ * @lockspace: from dlm_new_lockspace()
+ * @mode: DLM_LOCK_NL to DLM_LOCK_EX
+ * @lksb: the lock's status block: its lock id is set here for a new
+ *	lock, and read for a conversion; its status and flags at the ast
+ * @flags: DLM_LKF_*: CONVERT, NOQUEUE, VALBLK; the rest change nothing
+ * @name: a new lock's name
+ * @namelen: its length, at most 64
+ * @parent_lkid: 0: DLM's parent locks are not built
+ * @ast: called once the request ended, from a work queue
+ * @astarg: the argument of @ast and @bast
+ * @bast: called when a waiting request needs the lock, or NULL
+ *
+ * Context: process context; may sleep.
+ * Return: 0, and @ast will be called; -EBUSY when the lock has a request
+ * under way; -EINVAL; -ENOMEM; or an error of rdmalock_lock_get_name().
+ */
+int dlm_lock(dlm_lockspace_t *lockspace, int mode, struct dlm_lksb *lksb,
+	     u32 flags, const void *name, unsigned int namelen,
+	     u32 parent_lkid, void (*ast)(void *astarg), void *astarg,
+	     void (*bast)(void *astarg, int mode))
+{
+	struct rdmalock_dlm_ls *ls = lockspace;
+	struct rdmalock_dlm_lkb *lkb;
+	int ret;
+
+	if (mode < DLM_LOCK_NL || mode > DLM_LOCK_EX || !lksb || !ast ||
+	    parent_lkid)
+		return -EINVAL;
+	if (flags & DLM_LKF_CONVERT) {
+		lkb = xa_load(&ls->lkbs, lksb->sb_lkid);
+		if (!lkb || lkb->lksb != lksb)
+			return -EINVAL;
+		WRITE_ONCE(lkb->astarg, astarg);
+		WRITE_ONCE(lkb->bast, bast);
+		lkb->ast = ast;
+		return rdmalock_dlm_ask(lkb, mode, flags, true);
+	}
+	lkb = kzalloc(sizeof(*lkb), GFP_NOFS);
+	if (!lkb)
+		return -ENOMEM;
+	lkb->ls = ls;
+	lkb->lksb = lksb;
+	lkb->ast = ast;
+	lkb->bast = bast;
+	lkb->astarg = astarg;
+	INIT_WORK(&lkb->work, rdmalock_dlm_finish);
+	ret = rdmalock_dlm_new(ls, lkb, mode, flags, name, namelen);
+	if (ret)
+		kfree(lkb);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(dlm_lock);
+
+/**
+ * dlm_unlock() - release a lock, or cancel its request
+ * @lockspace: from dlm_new_lockspace()
+ * @lkid: the lock's id
+ * @flags: DLM_LKF_CANCEL: cancel the request under way; VALBLK changes
+ *	nothing (an LVB asked for is written back from PW and EX)
+ * @lksb: NULL, or the lock's status block
+ * @astarg: the argument of the unlock's ast, or NULL for the lock's
+ *
+ * Context: process context; does not sleep.
+ * Return: 0; -EINVAL for no such lock; -EBUSY for a release while a
+ * request is under way, or a cancel with no request under way.
+ */
+int dlm_unlock(dlm_lockspace_t *lockspace, u32 lkid, u32 flags,
+	       struct dlm_lksb *lksb, void *astarg)
+{
+	struct rdmalock_dlm_ls *ls = lockspace;
+	struct rdmalock_dlm_lkb *lkb = xa_load(&ls->lkbs, lkid);
+
+	if (!lkb || (lksb && lksb != lkb->lksb))
+		return -EINVAL;
+	if (flags & DLM_LKF_CANCEL)
+		return rdmalock_lock_cancel(lkb->lk) ? -EBUSY : 0;
+	if (test_bit(RDMALOCK_DLM_BUSY, &lkb->busy))
+		return -EBUSY;
+	if (astarg)
+		lkb->astarg = astarg;
+	xa_erase(&ls->lkbs, lkid);
+	lkb->unlocking = true;
+	queue_work(ls->wq, &lkb->work);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(dlm_unlock);
+
+/**
+ * rdmalock_dlm_drop_locks() - release every lock of a lockspace being released
+ * @ls: the lockspace, whose client makes no more calls
+ *
+ * Requests under way are cancelled and waited for, with their asts; the
+ * locks left are released without one.
+ *
+ * Context: process context; sleeps.
+ */
+void rdmalock_dlm_drop_locks(struct rdmalock_dlm_ls *ls)
+{
+	struct rdmalock_dlm_lkb *lkb;
+	unsigned long lkid;
+
+	/* Under the lock, no request's end erases and frees its lock. */
+	xa_lock(&ls->lkbs);
+	xa_for_each(&ls->lkbs, lkid, lkb)
+		rdmalock_lock_cancel(lkb->lk);
+	xa_unlock(&ls->lkbs);
+	wait_event(ls->idle, !atomic_read(&ls->requests));
+	flush_workqueue(ls->wq);
+	xa_for_each(&ls->lkbs, lkid, lkb) {
+		xa_erase(&ls->lkbs, lkid);
+		rdmalock_unlock(lkb->lk);
+		rdmalock_lock_put(lkb->lk);
+		kfree(lkb);
+	}
+}
