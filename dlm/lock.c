@@ -231,7 +231,8 @@ int dlm_lock(dlm_lockspace_t *lockspace, int mode, struct dlm_lksb *lksb,
 	struct rdmalock_dlm_lkb *lkb;
 	int ret;
 
-	if (mode < DLM_LOCK_NL || mode > DLM_LOCK_EX || !lksb || !ast ||
+	/* NULL: a withdrawn GFS2 demotes its glocks after leaving. */
+	if (!ls || mode < DLM_LOCK_NL || mode > DLM_LOCK_EX || !lksb || !ast ||
 	    parent_lkid)
 		return -EINVAL;
 	if (flags & DLM_LKF_CONVERT) {
@@ -269,15 +270,20 @@ EXPORT_SYMBOL_GPL(dlm_lock);
  * @astarg: the argument of the unlock's ast, or NULL for the lock's
  *
  * Context: process context; does not sleep.
- * Return: 0; -EINVAL for no such lock; -EBUSY for a release while a
- * request is under way, or a cancel with no request under way.
+ * Return: 0; -EINVAL for no such lock; -ENODEV for no lockspace; -EBUSY
+ * for a release while a request is under way, or a cancel with no
+ * request under way.
  */
 int dlm_unlock(dlm_lockspace_t *lockspace, u32 lkid, u32 flags,
 	       struct dlm_lksb *lksb, void *astarg)
 {
 	struct rdmalock_dlm_ls *ls = lockspace;
-	struct rdmalock_dlm_lkb *lkb = xa_load(&ls->lkbs, lkid);
+	struct rdmalock_dlm_lkb *lkb;
 
+	/* As after a withdraw: the lockspace was left, nothing to unlock. */
+	if (!ls)
+		return -ENODEV;
+	lkb = xa_load(&ls->lkbs, lkid);
 	if (!lkb || (lksb && lksb != lkb->lksb))
 		return -EINVAL;
 	if (flags & DLM_LKF_CANCEL)
