@@ -5,18 +5,25 @@
  * A DLM lock, named by the lock id dlm_lock() writes into its lksb, is
  * one rdmalock handle on the named lock, kept from its first request to
  * its unlock. dlm_lock() asks for it with rdmalock_lock_async(), or
- * converts it with rdmalock_lock_convert_async(); the request's end
- * fills the lksb and calls the ast. The handle's blocking callback is
- * the bast. dlm_unlock() releases the lock on the lockspace's work queue,
- * and that ends with the ast, status -DLM_EUNLOCK; with DLM_LKF_CANCEL it
- * cancels the request under way, whose ast then says -DLM_ECANCEL, or 0
- * when the grant came first, as DLM allows. A new lock whose first
- * request fails is gone after its ast, as in DLM.
+ * converts it with rdmalock_lock_convert_async(), or, for a conversion
+ * that waits for nobody (to NL, from PW or EX), rdmalock_lock_convert()
+ * on the lockspace's own work queue, so that a demote never waits for a
+ * worker of the request queue, whose requests may wait for other nodes'
+ * demotes; the request's end fills the lksb and calls the ast. A failed
+ * conversion to NL still left the lock in NL, and says so (0). The
+ * handle's blocking callback is the bast. dlm_unlock() releases the lock
+ * on the lockspace's work queue, and that ends with the ast, status
+ * -DLM_EUNLOCK; with DLM_LKF_CANCEL it cancels the request under way,
+ * whose ast then says -DLM_ECANCEL, or 0 when the grant came first, as
+ * DLM allows. A new lock whose first request fails is gone after its
+ * ast, as in DLM.
  *
  * DLM's six modes are rdmalock's (PR is RDMALOCK_MODE_SH), served as
  * Documentation/api.rst says for the domain's algorithm. DLM_LKF_NOQUEUE
- * is RDMALOCK_REQ_NOQUEUE; with NOQUEUEBAST no holder is told either,
- * which GFS2 allows. VALBLK asks for the LVB at lksb.sb_lvbptr on the
+ * is RDMALOCK_REQ_NOQUEUE; with NOQUEUEBAST no holder is told either.
+ * GFS2 asks for both; a cancel that cannot end a ShiftLock wait, and a
+ * try that tells nobody, are where it can still wait longer than on DLM
+ * (Documentation/gfs2.rst). VALBLK asks for the LVB at lksb.sb_lvbptr on the
  * lock's first request: the handle keeps it for every grant and release.
  * QUECVT, ALTPR, ALTCW, HEADQUE, NOORDER and EXPEDITE change nothing:
  * the alternate mode is never granted. A bast says EX for a waiting
@@ -42,11 +49,15 @@
  * @bast: the blocking callback, or NULL
  * @astarg: their argument
  * @lkid: the lock's id, in @ls->lkbs until its unlock
+ * @mode: the DLM mode it holds, once @held
+ * @req_mode: the mode the request under way asks for
  * @busy: RDMALOCK_DLM_BUSY while a request is under way, and from the end
- *	of a first request that failed
+ *	of a first request that failed, or from its unlock
  * @held: a request of it was granted once: the lock exists until unlocked
  * @unlocking: @work releases the lock and calls @ast; else it only frees
  * @work: the end of the lock, out of the caller's context
+ * @convert_down: a conversion that waits for nobody, out of the caller's
+ *	context but not on the request queue
  */
 struct rdmalock_dlm_lkb {
 	struct rdmalock_dlm_ls *ls;
@@ -56,10 +67,13 @@ struct rdmalock_dlm_lkb {
 	void (*bast)(void *astarg, int mode);
 	void *astarg;
 	u32 lkid;
+	int mode;
+	int req_mode;
 	unsigned long busy;
 	bool held;
 	bool unlocking;
 	struct work_struct work;
+	struct work_struct convert_down;
 };
 
 static const unsigned int rdmalock_dlm_modes[] = {
@@ -112,8 +126,14 @@ static void rdmalock_dlm_ended(void *arg, int status)
 	void *astarg = lkb->astarg;
 
 	lksb->sb_flags = 0;
+	if (status && lkb->held && lkb->req_mode == DLM_LOCK_NL) {
+		/* A release that failed still left the handle in NL, as asked. */
+		pr_err_ratelimited("lock %u: conversion to NL: %d\n", lkb->lkid, status);
+		status = 0;
+	}
 	if (!status) {
 		lkb->held = true;
+		lkb->mode = lkb->req_mode;
 		if (lksb->sb_lvbptr && !rdmalock_lock_lvb_valid(lkb->lk))
 			lksb->sb_flags = DLM_SBF_VALNOTVALID;
 	}
@@ -151,15 +171,42 @@ static void rdmalock_dlm_finish(struct work_struct *work)
 	kfree(lkb);
 }
 
+static void rdmalock_dlm_convert_down(struct work_struct *work)
+{
+	struct rdmalock_dlm_lkb *lkb = container_of(work, struct rdmalock_dlm_lkb,
+						    convert_down);
+
+	rdmalock_dlm_ended(lkb, rdmalock_lock_convert(lkb->lk,
+						      rdmalock_dlm_modes[lkb->req_mode]));
+}
+
+/*
+ * Does a conversion from @from to @to wait for other holders? Not to NL,
+ * which is a release, nor from PW or EX, which every algorithm serves
+ * exclusive, so that the conversion keeps the word or converts it down.
+ */
+static bool rdmalock_dlm_may_wait(int from, int to)
+{
+	return to != DLM_LOCK_NL && from != DLM_LOCK_PW && from != DLM_LOCK_EX;
+}
+
 static int rdmalock_dlm_ask(struct rdmalock_dlm_lkb *lkb, int mode,
 			    u32 flags, bool convert)
 {
 	unsigned int req_flags = flags & DLM_LKF_NOQUEUE ? RDMALOCK_REQ_NOQUEUE : 0;
 	int ret;
 
-	if (test_and_set_bit_lock(RDMALOCK_DLM_BUSY, &lkb->busy))
-		return -EBUSY;
+	lkb->req_mode = mode;
 	atomic_inc(&lkb->ls->requests);
+	/*
+	 * The request queue's workers may all wait for locks that other
+	 * nodes hold, which they give up by converting down: those
+	 * conversions never wait behind them.
+	 */
+	if (convert && !rdmalock_dlm_may_wait(lkb->mode, mode)) {
+		queue_work(lkb->ls->wq, &lkb->convert_down);
+		return 0;
+	}
 	if (convert)
 		ret = rdmalock_lock_convert_async(lkb->lk, rdmalock_dlm_modes[mode],
 						  req_flags, rdmalock_dlm_ended, lkb);
@@ -195,9 +242,11 @@ static int rdmalock_dlm_new(struct rdmalock_dlm_ls *ls, struct rdmalock_dlm_lkb 
 	if (ret)
 		goto put;
 	lkb->lksb->sb_lkid = lkb->lkid;
+	set_bit(RDMALOCK_DLM_BUSY, &lkb->busy);
 	ret = rdmalock_dlm_ask(lkb, mode, flags, false);
 	if (!ret)
 		return 0;
+	lkb->lksb->sb_lkid = 0;
 	xa_erase(&ls->lkbs, lkb->lkid);
 put:
 	rdmalock_lock_put(lkb->lk);
@@ -239,6 +288,8 @@ int dlm_lock(dlm_lockspace_t *lockspace, int mode, struct dlm_lksb *lksb,
 		lkb = xa_load(&ls->lkbs, lksb->sb_lkid);
 		if (!lkb || lkb->lksb != lksb)
 			return -EINVAL;
+		if (test_and_set_bit_lock(RDMALOCK_DLM_BUSY, &lkb->busy))
+			return -EBUSY;
 		WRITE_ONCE(lkb->astarg, astarg);
 		WRITE_ONCE(lkb->bast, bast);
 		lkb->ast = ast;
@@ -253,6 +304,7 @@ int dlm_lock(dlm_lockspace_t *lockspace, int mode, struct dlm_lksb *lksb,
 	lkb->bast = bast;
 	lkb->astarg = astarg;
 	INIT_WORK(&lkb->work, rdmalock_dlm_finish);
+	INIT_WORK(&lkb->convert_down, rdmalock_dlm_convert_down);
 	ret = rdmalock_dlm_new(ls, lkb, mode, flags, name, namelen);
 	if (ret)
 		kfree(lkb);
@@ -279,16 +331,23 @@ int dlm_unlock(dlm_lockspace_t *lockspace, u32 lkid, u32 flags,
 {
 	struct rdmalock_dlm_ls *ls = lockspace;
 	struct rdmalock_dlm_lkb *lkb;
+	int ret;
 
 	/* As after a withdraw: the lockspace was left, nothing to unlock. */
 	if (!ls)
 		return -ENODEV;
+	if (flags & DLM_LKF_CANCEL) {
+		/* Under the lock, a first request that failed frees nothing. */
+		xa_lock(&ls->lkbs);
+		lkb = xa_load(&ls->lkbs, lkid);
+		ret = !lkb ? -EINVAL : rdmalock_lock_cancel(lkb->lk) ? -EBUSY : 0;
+		xa_unlock(&ls->lkbs);
+		return ret;
+	}
 	lkb = xa_load(&ls->lkbs, lkid);
 	if (!lkb || (lksb && lksb != lkb->lksb))
 		return -EINVAL;
-	if (flags & DLM_LKF_CANCEL)
-		return rdmalock_lock_cancel(lkb->lk) ? -EBUSY : 0;
-	if (test_bit(RDMALOCK_DLM_BUSY, &lkb->busy))
+	if (test_and_set_bit_lock(RDMALOCK_DLM_BUSY, &lkb->busy))
 		return -EBUSY;
 	if (astarg)
 		lkb->astarg = astarg;
