@@ -263,6 +263,28 @@ static int rdmalock_blocking_send(struct rdmalock_lock *lk, u32 nodes, u32 level
 	return 0;
 }
 
+/*
+ * Inside the gate: post this node's bits, and tell the nodes whose
+ * holders block a request of class @cls that one waits.
+ */
+static int rdmalock_blocking_tell_nodes(struct rdmalock_lock *lk, u32 cls,
+					const struct rdmalock_how *how)
+{
+	struct rdmalock_lockspace *ls = lk->dom->ls;
+	u64 others;
+	int ret;
+
+	ret = rdmalock_gate_enter(ls, how);
+	if (ret)
+		return ret;
+	ret = rdmalock_interest_post(lk, true, &others);
+	if (!ret)
+		ret = rdmalock_blocking_send(lk, rdmalock_interest_blocked_by(others, cls),
+					     cls + 1);
+	rdmalock_gate_leave(ls);
+	return ret;
+}
+
 /**
  * rdmalock_blocking_wait() - a request of @lk was not granted at once
  * @lk: a handle on a named lock, not holding it, with @lk->mode set
@@ -277,9 +299,7 @@ static int rdmalock_blocking_send(struct rdmalock_lock *lk, u32 nodes, u32 level
  */
 int rdmalock_blocking_wait(struct rdmalock_lock *lk, const struct rdmalock_how *how)
 {
-	struct rdmalock_lockspace *ls = lk->dom->ls;
 	struct rdmalock_interest *in = rdmalock_lock_interest(lk);
-	u64 others;
 	int ret;
 
 	lk->cls = rdmalock_lock_class(lk);
@@ -288,15 +308,7 @@ int rdmalock_blocking_wait(struct rdmalock_lock *lk, const struct rdmalock_how *
 	lk->waits = true;
 	rdmalock_interest_tell(in, lk->cls + 1);
 	spin_unlock_bh(&in->lock);
-	ret = rdmalock_gate_enter(ls, how);
-	if (!ret) {
-		ret = rdmalock_interest_post(lk, true, &others);
-		if (!ret)
-			ret = rdmalock_blocking_send(lk,
-						     rdmalock_interest_blocked_by(others, lk->cls),
-						     lk->cls + 1);
-		rdmalock_gate_leave(ls);
-	}
+	ret = rdmalock_blocking_tell_nodes(lk, lk->cls, how);
 	if (ret) {
 		rdmalock_blocking_unwait(lk);
 		rdmalock_blocking_settle(lk);
@@ -321,10 +333,8 @@ int rdmalock_blocking_wait(struct rdmalock_lock *lk, const struct rdmalock_how *
  */
 void rdmalock_blocking_ask_up(struct rdmalock_lock *lk)
 {
-	struct rdmalock_lockspace *ls = lk->dom->ls;
 	struct rdmalock_interest *in;
 	struct rdmalock_lock *h;
-	u64 others;
 
 	if (!lk->ent)
 		return;
@@ -334,13 +344,7 @@ void rdmalock_blocking_ask_up(struct rdmalock_lock *lk)
 		if (h != lk)
 			rdmalock_tell_holder(h, RDMALOCK_CLASS_EX + 1);
 	spin_unlock_bh(&in->lock);
-	if (rdmalock_gate_enter(ls, &rdmalock_forever))
-		return;
-	if (!rdmalock_interest_post(lk, true, &others))
-		rdmalock_blocking_send(lk, rdmalock_interest_blocked_by(others,
-									RDMALOCK_CLASS_EX),
-				       RDMALOCK_CLASS_EX + 1);
-	rdmalock_gate_leave(ls);
+	rdmalock_blocking_tell_nodes(lk, RDMALOCK_CLASS_EX, &rdmalock_forever);
 }
 
 /**

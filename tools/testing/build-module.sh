@@ -64,8 +64,9 @@ fi
 # dlm_crcs_differ: rdmalock_dlm.ko stands in for the kernel's dlm.ko only
 # if it has each of the exports GFS2 imports, with dlm.ko's CRC
 # (Documentation/gfs2.rst). Kernels without dlm.ko have nothing to match.
+# Succeeds when one differs, after naming each that does.
 dlm_crcs_differ() {
-	local sym want ours bad=1
+	local sym want ours differ=1
 
 	grep -q $'\tfs/dlm/dlm\t' "$symvers" || return 1
 	for sym in dlm_new_lockspace dlm_release_lockspace dlm_lock dlm_unlock \
@@ -75,10 +76,10 @@ dlm_crcs_differ() {
 		ours=$(awk -v s="$sym" '$2 == s { print $1 }' "$out/Module.symvers")
 		if [ "$ours" != "$want" ]; then
 			echo "rdmalock_dlm.ko: $sym has CRC ${ours:-none}, the kernel's dlm.ko $want" >&2
-			bad=0
+			differ=0
 		fi
 	done
-	return $bad
+	return $differ
 }
 
 if dlm_crcs_differ; then
