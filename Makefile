@@ -20,7 +20,8 @@ TOOL_CFLAGS := -O2 -Wall -Wextra -Werror -std=gnu11 -Iuapi -static
 TOOL_LDLIBS := -lm
 TESTING := tools/testing
 
-.PHONY: all module tool clean deps builds lint kunit models vmtest check demo bench
+.PHONY: all module tool clean deps builds lint kunit models vmtest check demo bench \
+	bench-gfs2
 
 all: module tool
 
@@ -65,3 +66,6 @@ demo: deps
 
 bench: deps
 	@$(TESTING)/bench.sh
+
+bench-gfs2: deps
+	@$(TESTING)/bench-gfs2.sh

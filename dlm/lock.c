@@ -20,11 +20,12 @@
  *
  * DLM's six modes are rdmalock's (PR is RDMALOCK_MODE_SH), served as
  * Documentation/api.rst says for the domain's algorithm. DLM_LKF_NOQUEUE
- * is RDMALOCK_REQ_NOQUEUE; with NOQUEUEBAST no holder is told either.
- * GFS2 asks for both; a cancel that cannot end a ShiftLock wait, and a
- * try that tells nobody, are where it can still wait longer than on DLM
- * (Documentation/gfs2.rst). VALBLK asks for the LVB at lksb.sb_lvbptr on the
- * lock's first request: the handle keeps it for every grant and release.
+ * is RDMALOCK_REQ_NOQUEUE, and NOQUEUEBAST RDMALOCK_REQ_NOQUEUE_ASK: the
+ * holders in the way of a refused request hear of it, which GFS2's
+ * deletes rely on. A cancel that cannot end a ShiftLock wait is where it
+ * can still wait longer than on DLM (Documentation/gfs2.rst). VALBLK asks
+ * for the LVB at lksb.sb_lvbptr on the lock's first request: the handle
+ * keeps it for every grant and release.
  * QUECVT, ALTPR, ALTCW, HEADQUE, NOORDER and EXPEDITE change nothing:
  * the alternate mode is never granted. A bast says EX for a waiting
  * request that excludes every holder, PR for one that excludes writers.
@@ -193,8 +194,13 @@ static bool rdmalock_dlm_may_wait(int from, int to)
 static int rdmalock_dlm_ask(struct rdmalock_dlm_lkb *lkb, int mode,
 			    u32 flags, bool convert)
 {
-	unsigned int req_flags = flags & DLM_LKF_NOQUEUE ? RDMALOCK_REQ_NOQUEUE : 0;
+	unsigned int req_flags = 0;
 	int ret;
+
+	if (flags & DLM_LKF_NOQUEUE)
+		req_flags = flags & DLM_LKF_NOQUEUEBAST ?
+			    RDMALOCK_REQ_NOQUEUE | RDMALOCK_REQ_NOQUEUE_ASK :
+			    RDMALOCK_REQ_NOQUEUE;
 
 	lkb->req_mode = mode;
 	atomic_inc(&lkb->ls->requests);

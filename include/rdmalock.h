@@ -87,10 +87,15 @@ typedef void rdmalock_complete_fn(void *arg, int status);
  * Flags of an asynchronous request (rdmalock_lock_async(),
  * rdmalock_lock_convert_async()). RDMALOCK_REQ_NOQUEUE: a request that
  * cannot be granted at once ends with -EAGAIN instead of waiting, as
- * DLM_LKF_NOQUEUE; it tells no holder it waits.
+ * DLM_LKF_NOQUEUE; it tells no holder it waits, unless it is refused
+ * conversion up (rdmalock_lock_convert()). RDMALOCK_REQ_NOQUEUE_ASK, with
+ * NOQUEUE: a request refused tells the holders in its way all the same,
+ * once, as DLM_LKF_NOQUEUEBAST, so that they may let go before it is
+ * asked again.
  */
-#define RDMALOCK_REQ_NOQUEUE	0x1
-#define RDMALOCK_REQ_FLAGS	RDMALOCK_REQ_NOQUEUE
+#define RDMALOCK_REQ_NOQUEUE		0x1
+#define RDMALOCK_REQ_NOQUEUE_ASK	0x2
+#define RDMALOCK_REQ_FLAGS		(RDMALOCK_REQ_NOQUEUE | RDMALOCK_REQ_NOQUEUE_ASK)
 
 struct rdmalock_lock *rdmalock_lock_get(struct rdmalock_domain *dom, u64 id);
 struct rdmalock_lock *rdmalock_lock_get_name(struct rdmalock_domain *dom,

@@ -268,13 +268,15 @@ static int rdmalock_alock_pass_on(struct rdmalock_lockspace *ls,
 /*
  * A view change has reset the lock: its holder heads its cohort's queue
  * again, alone. VICTIM is 0, so whoever arrives next arbitrates against
- * the holder's tail.
+ * the holder's tail. A named lock may have moved home meanwhile: the
+ * holder is of the cohort of its new home's node, and releases as such.
  */
 static int rdmalock_alock_recover_hold(struct rdmalock_lockspace *ls,
 				       struct rdmalock_waiter *w)
 {
 	u64 *tail_l = rdmalock_slot_word(ls, w->slot_off, ALOCK_TAIL_L);
 
+	alock_w(w)->local = w->home == ls->self;
 	if (!alock_w(w)->local)
 		return rdmalock_recover_word0(ls, w);
 	return cmpxchg(tail_l, 0, w->me) ? -EBUSY : 0;

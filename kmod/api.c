@@ -67,6 +67,43 @@ static int rdmalock_lock_resolve(struct rdmalock_lock *lk, const void *name,
 }
 
 /**
+ * rdmalock_lock_claim_moved() - claim a held named lock at its new home
+ * @lk: a handle holding its named lock through @lk->w, whose name a view
+ *	change homed elsewhere (its resolution is stale)
+ *
+ * In a view change's claims, every table reset: resolves the name at its
+ * home in the new view, moves the handle and its descriptor there, claims
+ * the lock, and posts the handle among this node's holders again, so
+ * that requests at the new home tell its callback.
+ *
+ * Context: process context, in a view change; sleeps.
+ * Return: 0; or the resolution's, the claim's or the post's error: the
+ * lock is lost (a claim may have half happened).
+ */
+int rdmalock_lock_claim_moved(struct rdmalock_lock *lk)
+{
+	struct rdmalock_lockspace *ls = lk->dom->ls;
+	bool holder = !list_empty(&lk->holding);
+	struct rdmalock_name *ent;
+	int ret;
+
+	ret = rdmalock_name_get(ls->names, lk->ent->name, lk->ent->len, &ent);
+	if (ret)
+		return ret;
+	rdmalock_blocking_unhold(lk);
+	rdmalock_name_put(ls->names, lk->ent);
+	lk->ent = ent;
+	lk->home = ent->home;
+	lk->slot_off = rdmalock_table_offset(ent->slot);
+	lk->w->home = lk->home;
+	lk->w->slot_off = lk->slot_off;
+	ret = ls->algo->recover_hold(ls, lk->w);
+	if (!ret && holder)
+		ret = rdmalock_blocking_granted(lk);
+	return ret;
+}
+
+/**
  * rdmalock_lock_setup_name() - set up a handle on a named lock, in the caller's memory
  * @lk: the handle
  * @dom: a domain with named locks, held by the caller for as long as @lk
@@ -266,6 +303,7 @@ static int rdmalock_acquire_slot(struct rdmalock_lock *lk, unsigned int mode,
 	named = *how;
 	named.stale = rdmalock_lock_stale;
 	named.stale_arg = lk;
+	named.lk = lk;
 	do {
 		ret = 0;
 		if (rdmalock_lock_stale(lk))

@@ -317,22 +317,26 @@ int rdmalock_blocking_wait(struct rdmalock_lock *lk, const struct rdmalock_how *
 }
 
 /**
- * rdmalock_blocking_ask_up() - tell the holders in the way of a refused conversion up
- * @lk: a handle holding its named lock shared, whose conversion to an
- *	exclusive mode was refused because others hold the lock
+ * rdmalock_blocking_ask() - tell the holders in the way of a request that does not wait
+ * @lk: a handle on a named lock whose request for @mode was refused
+ *	because others hold the lock: a conversion up from a shared mode, or
+ *	a NOQUEUE request
+ * @mode: the mode it asked for
  *
- * The conversion does not wait (a shared holder queued as a writer would
+ * Such a request does not wait (a shared holder queued as a writer would
  * wait for itself), so nothing would ever ask the other holders to let
  * go, and an owner that asks again, as GFS2 does at once, would be
- * refused for as long as they keep the lock. So they are told now what
- * an exclusive request that waits would tell them: the other holders on
- * this node, and every node with holders, hear an exclusive request.
- * Best effort, as the notices of a waiting request are.
+ * refused for as long as they keep the lock. So they are told now what a
+ * request for @mode that waits would tell them: the other holders on this
+ * node, and every node with holders, whom it blocks. Best effort, as the
+ * notices of a waiting request are.
  *
  * Context: process context; sleeps.
  */
-void rdmalock_blocking_ask_up(struct rdmalock_lock *lk)
+void rdmalock_blocking_ask(struct rdmalock_lock *lk, unsigned int mode)
 {
+	u32 cls = rdmalock_mode_shared(lk->dom->ls, mode) ? RDMALOCK_CLASS_SH :
+			RDMALOCK_CLASS_EX;
 	struct rdmalock_interest *in;
 	struct rdmalock_lock *h;
 
@@ -342,9 +346,9 @@ void rdmalock_blocking_ask_up(struct rdmalock_lock *lk)
 	spin_lock_bh(&in->lock);
 	list_for_each_entry(h, &in->holders, holding)
 		if (h != lk)
-			rdmalock_tell_holder(h, RDMALOCK_CLASS_EX + 1);
+			rdmalock_tell_holder(h, cls + 1);
 	spin_unlock_bh(&in->lock);
-	rdmalock_blocking_tell_nodes(lk, RDMALOCK_CLASS_EX, &rdmalock_forever);
+	rdmalock_blocking_tell_nodes(lk, cls, &rdmalock_forever);
 }
 
 /**

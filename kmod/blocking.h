@@ -110,7 +110,7 @@ void rdmalock_blocking_set(struct rdmalock_lock *lk, rdmalock_blocking_fn *fn,
 			   void *arg);
 int rdmalock_blocking_wait(struct rdmalock_lock *lk, const struct rdmalock_how *how);
 void rdmalock_blocking_unwait(struct rdmalock_lock *lk);
-void rdmalock_blocking_ask_up(struct rdmalock_lock *lk);
+void rdmalock_blocking_ask(struct rdmalock_lock *lk, unsigned int mode);
 int rdmalock_blocking_granted(struct rdmalock_lock *lk);
 void rdmalock_blocking_unhold(struct rdmalock_lock *lk);
 void rdmalock_blocking_settle(struct rdmalock_lock *lk);

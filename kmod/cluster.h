@@ -76,7 +76,7 @@ struct rdmalock_lock {
 	unsigned long request_busy;
 	unsigned int request_mode;
 	bool request_convert;
-	bool request_noqueue;
+	unsigned int request_flags;	/* RDMALOCK_REQ_* */
 	rdmalock_complete_fn *done;
 	void *done_arg;
 	struct rdmalock_cancel cancel;
@@ -102,6 +102,7 @@ int rdmalock_acquire_nofs(struct rdmalock_lock *lk, unsigned int mode,
 int rdmalock_convert(struct rdmalock_lock *lk, unsigned int mode,
 		     const struct rdmalock_how *how);
 int rdmalock_give_back(struct rdmalock_lock *lk);
+int rdmalock_lock_claim_moved(struct rdmalock_lock *lk);
 int rdmalock_release_value(struct rdmalock_lock *lk, unsigned int to);
 bool rdmalock_request_busy(const struct rdmalock_lock *lk);
 void rdmalock_request_forget(struct rdmalock_lock *lk);

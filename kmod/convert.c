@@ -152,7 +152,7 @@ static int rdmalock_convert_upgrade(struct rdmalock_lock *lk, unsigned int to)
 		return -EDEADLK;
 	ret = rdmalock_ls_convert(ls, lk->w, true);
 	if (ret == -EAGAIN) {
-		rdmalock_blocking_ask_up(lk);
+		rdmalock_blocking_ask(lk, RDMALOCK_MODE_EX);
 		return -EDEADLK;
 	}
 	if (ret)

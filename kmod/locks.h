@@ -92,6 +92,7 @@ static inline u32 rdmalock_locks_len(u32 locks_per_node, bool named)
 
 #define RDMALOCK_NO_NODE	U32_MAX
 
+struct rdmalock_lock;
 struct rdmalock_lockspace;
 struct rdmalock_ls_params;
 struct rdmalock_names;
@@ -116,6 +117,8 @@ struct rdmalock_names;
  * @gone: 0, or why its holder lost the lock without releasing it
  *	(-ENOLCK: this node was fenced; -ENOTCONN: the home left the view),
  *	which its unlock returns
+ * @lk: the handle of a named lock, which a view change that moves the
+ *	name's home moves too (&rdmalock_how.lk); NULL for an id's slot
  * @priv: the algorithm's own state of the acquisition; see
  *	rdmalock_waiter_priv()
  */
@@ -135,6 +138,7 @@ struct rdmalock_waiter {
 	bool lost;
 	bool held;
 	int gone;
+	struct rdmalock_lock *lk;
 	void *priv;
 };
 
@@ -161,6 +165,7 @@ struct rdmalock_cancel {
  *	true ends the acquisition with -ESTALE
  * @stale_arg: its argument
  * @cancel: if set, a cancellation ends its waits (-ETIMEDOUT)
+ * @lk: the handle, for a named lock: its descriptor's &rdmalock_waiter.lk
  */
 struct rdmalock_how {
 	unsigned long deadline;
@@ -170,6 +175,7 @@ struct rdmalock_how {
 	bool (*stale)(const void *arg);
 	const void *stale_arg;
 	struct rdmalock_cancel *cancel;
+	struct rdmalock_lock *lk;
 };
 
 static inline bool rdmalock_how_cancelled(const struct rdmalock_how *how)

@@ -895,6 +895,7 @@ static int rdmalock_ls_acquire_once(struct rdmalock_lockspace *ls, u32 home,
 	w->mode = mode;
 	w->home = home;
 	w->slot_off = slot_off;
+	w->lk = how->lk;
 	if (how->cancel)
 		WRITE_ONCE(how->cancel->w, w);
 	/* On failure the algorithm has ended the acquisition itself. */

@@ -27,6 +27,15 @@
  * node's newer one drops what the node referenced in older ones: the node
  * forgot those resolutions, and holds none of their locks any more. A
  * node that is not a member resolves nothing and serves nobody.
+ *
+ * A name whose home is not a member is homed on the next member after it
+ * (rdmalock_home_in()), and goes back when its home is a member again:
+ * every view change that moves a name makes its resolutions stale. Its
+ * holders keep it: in the view change, each resolves the name at its new
+ * home and claims its lock there (rdmalock_lock_rehome()), before any
+ * other request is granted. Its LVB stayed with the old home: at a home
+ * it was moved to, it starts not valid. One that goes back to its own
+ * home starts valid and zeroed (Documentation/membership.rst).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -122,6 +131,28 @@ u32 rdmalock_name_home(const void *name, u32 len, u32 num_nodes)
 }
 EXPORT_SYMBOL_IF_KUNIT(rdmalock_name_home);
 
+/**
+ * rdmalock_home_in() - where a name is homed in a view
+ * @natural: its home when every node is a member (rdmalock_name_home())
+ * @members: the view's members
+ * @num_nodes: nodes of the domain
+ *
+ * Return: @natural when it is a member, or the first member after it, in
+ * the order of node ids, wrapping; @natural when there is no member.
+ */
+u32 rdmalock_home_in(u32 natural, u32 members, u32 num_nodes)
+{
+	u32 i, node;
+
+	for (i = 0; i < num_nodes; i++) {
+		node = (natural + i) % num_nodes;
+		if (members & BIT(node))
+			return node;
+	}
+	return natural;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_home_in);
+
 static u32 rdmalock_name_bucket(const void *name, u32 len)
 {
 	return hash_32(jhash(name, len, 0), RDMALOCK_NAMES_HASH_BITS);
@@ -171,13 +202,15 @@ static void rdmalock_name_fail(struct rdmalock_names *nm,
  * @nm: the node's named locks
  * @ent: a resolution
  *
- * Return: true when its home left the view since: the slot is no longer
- * the name's.
+ * Return: true when its home left the view since, or the name is homed
+ * elsewhere now: the slot is no longer the name's.
  */
 bool rdmalock_name_stale(struct rdmalock_names *nm,
 			 const struct rdmalock_name *ent)
 {
-	return READ_ONCE(nm->inc[ent->home]) != ent->inc;
+	return READ_ONCE(nm->inc[ent->home]) != ent->inc ||
+	       rdmalock_home_in(ent->natural, READ_ONCE(nm->members),
+				nm->ls->num_nodes) != ent->home;
 }
 EXPORT_SYMBOL_IF_KUNIT(rdmalock_name_stale);
 
@@ -215,18 +248,35 @@ static int rdmalock_name_unref(struct rdmalock_names *nm,
 }
 
 /*
+ * Under @nm->lock: a stale entry leaves the cache. Its home forgot this
+ * node's reference when it left the view; one still a member, which is
+ * no longer the name's home, is given its reference back.
+ */
+static void rdmalock_name_drop_stale(struct rdmalock_names *nm,
+				     const struct rdmalock_name *ent)
+{
+	if (ent->state == RDMALOCK_NAME_READY && nm->inc[ent->home] == ent->inc)
+		rdmalock_name_unref(nm, ent);
+}
+
+/*
  * A slot given to a new name: the torture's words (its counter counts
  * that name's exclusive holders) and the lock's value start afresh. The
  * algorithm's words are at rest, since no node references the slot: a
- * lock nobody holds or waits for.
+ * lock nobody holds or waits for. A name moved here from its own home,
+ * which is not a member, left its LVB there.
  */
-static void rdmalock_names_fresh_slot(struct rdmalock_names *nm, u32 slot)
+static void rdmalock_names_fresh_slot(struct rdmalock_names *nm, u32 slot,
+				      const void *name, u32 len)
 {
+	struct rdmalock_lockspace *ls = nm->ls;
 	u64 off = rdmalock_table_offset(slot);
 
-	memset(rdmalock_slot_word(nm->ls, off, RDMALOCK_SLOT_READERS), 0,
+	memset(rdmalock_slot_word(ls, off, RDMALOCK_SLOT_READERS), 0,
 	       RDMALOCK_SLOT_SIZE - RDMALOCK_SLOT_READERS);
-	rdmalock_value_fresh(nm->ls, slot);
+	rdmalock_value_fresh(ls, slot);
+	if (rdmalock_name_home(name, len, ls->num_nodes) != ls->self)
+		rdmalock_value_forget(ls, slot);
 }
 
 /*
@@ -245,7 +295,7 @@ static int rdmalock_names_ref(struct rdmalock_names *nm, u32 node, u32 inc,
 		return -ENOTCONN;
 	ret = rdmalock_restable_ref(nm->table, node, inc, name, len, slot, how);
 	if (!ret && (*how & RDMALOCK_RES_FRESH))
-		rdmalock_names_fresh_slot(nm, *slot);
+		rdmalock_names_fresh_slot(nm, *slot, name, len);
 	return ret;
 }
 
@@ -285,7 +335,7 @@ static struct rdmalock_name *rdmalock_name_new(struct rdmalock_names *nm,
 		return NULL;
 	INIT_HLIST_NODE(&ent->hash);
 	rdmalock_interest_init(&ent->interest);
-	ent->home = rdmalock_name_home(name, len, nm->ls->num_nodes);
+	ent->natural = rdmalock_name_home(name, len, nm->ls->num_nodes);
 	ent->len = len;
 	memcpy(ent->name, name, len);
 	return ent;
@@ -302,6 +352,7 @@ static struct rdmalock_name *rdmalock_name_find_live(struct rdmalock_names *nm,
 	struct rdmalock_name *ent = rdmalock_name_find(nm, name, len);
 
 	if (ent && rdmalock_name_stale(nm, ent)) {
+		rdmalock_name_drop_stale(nm, ent);
 		rdmalock_name_fail(nm, ent, -ENOTCONN);
 		ent = NULL;
 	}
@@ -319,6 +370,7 @@ static struct rdmalock_name *rdmalock_name_find_or_add(struct rdmalock_names *nm
 		return ent;
 	}
 	new->refs = 1;
+	new->home = rdmalock_home_in(new->natural, nm->members, nm->ls->num_nodes);
 	new->inc = nm->inc[new->home];
 	new->hashed = true;
 	hlist_add_head(&new->hash, &nm->buckets[rdmalock_name_bucket(new->name, new->len)]);
@@ -619,16 +671,18 @@ static void rdmalock_names_msg(struct rdmalock_fabric *fabric, u32 node,
 
 /*
  * Under @nm->lock: an entry no handle used for names_idle_ms is given
- * back; kept when the UNREF cannot be sent, to be tried again, unless its
- * home forgot it anyway.
+ * back; kept when the UNREF cannot be sent, to be tried again, unless it
+ * is stale.
  */
 static bool rdmalock_name_idle_out(struct rdmalock_names *nm,
 				   struct rdmalock_name *ent, unsigned long idle)
 {
 	if (ent->refs || ent->state != RDMALOCK_NAME_READY)
 		return false;
-	if (rdmalock_name_stale(nm, ent))
+	if (rdmalock_name_stale(nm, ent)) {
+		rdmalock_name_drop_stale(nm, ent);
 		return true;
+	}
 	if (time_before(jiffies, ent->idle_since + idle))
 		return false;
 	return !rdmalock_name_unref(nm, ent);

@@ -35,7 +35,8 @@ struct rdmalock_names;
  * @state: RDMALOCK_NAME_*
  * @err: why it failed, in state FAILED
  * @refs: handles using it
- * @home: the name's home node
+ * @natural: the name's home when every node is a member
+ * @home: its home in the view it was resolved in (rdmalock_home_in())
  * @slot: its slot there, once resolved
  * @inc: the home's incarnation when it was resolved (see names.c)
  * @idle_since: jiffies when @refs last fell to 0
@@ -43,8 +44,8 @@ struct rdmalock_names;
  * @len: bytes of @name
  * @name: the name, not terminated
  *
- * Everything but @home, @interest, @len and @name is under the cache's
- * lock.
+ * Everything but @natural, @home, @interest, @len and @name is under the
+ * cache's lock.
  */
 struct rdmalock_name {
 	struct hlist_node hash;
@@ -52,6 +53,7 @@ struct rdmalock_name {
 	u8 state;
 	int err;
 	u32 refs;
+	u32 natural;
 	u32 home;
 	u32 slot;
 	u32 inc;
@@ -68,6 +70,7 @@ struct rdmalock_name {
 extern unsigned int rdmalock_names_idle_ms;
 
 u32 rdmalock_name_home(const void *name, u32 len, u32 num_nodes);
+u32 rdmalock_home_in(u32 natural, u32 members, u32 num_nodes);
 
 struct rdmalock_names *rdmalock_names_alloc(struct rdmalock_lockspace *ls);
 void rdmalock_names_attach(struct rdmalock_names *nm);

@@ -23,6 +23,7 @@
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
 
+#include "cluster.h"
 #include "locks.h"
 #include "names.h"
 #include "rdmalock-pri.h"
@@ -303,8 +304,10 @@ EXPORT_SYMBOL_IF_KUNIT(rdmalock_recovery_reset);
  * @ls: the lockspace; every member's table is reset
  * @members: the new view's members
  *
- * A holder whose lock's home is not a member lost its lock with its home
- * (-ENOTCONN at unlock); one whose claim fails is told it lost it
+ * A holder of a named lock whose name is homed elsewhere in the new view
+ * claims it at its new home (rdmalock_lock_claim_moved()). A holder of an
+ * id's slot whose home is not a member lost its lock with its home
+ * (-ENOTCONN at unlock). One whose claim fails is told it lost it
  * (-ENOLCK).
  *
  * Context: process context; sleeps in verbs.
@@ -323,11 +326,14 @@ int rdmalock_recovery_claim(struct rdmalock_lockspace *ls, u32 members)
 		if (!rdmalock_desc_holds(ls, idx))
 			continue;
 		w = &ls->waiters[idx];
-		if (!(members & BIT(w->home))) {
+		if (w->lk && rdmalock_name_stale(ls->names, w->lk->ent)) {
+			ret = rdmalock_lock_claim_moved(w->lk);
+		} else if (!(members & BIT(w->home))) {
 			WRITE_ONCE(w->gone, -ENOTCONN);
 			continue;
+		} else {
+			ret = ls->algo->recover_hold(ls, w);
 		}
-		ret = ls->algo->recover_hold(ls, w);
 		if (ret) {
 			pr_err_ratelimited("%s: descriptor %u: cannot claim its lock at node %u: %d\n",
 					   ls->name, idx, w->home, ret);

@@ -19,18 +19,28 @@
 
 #include <linux/workqueue.h>
 
+#include "blocking.h"
 #include "cluster.h"
 #include "locks.h"
 
 /* &rdmalock_lock.request_busy */
 #define RDMALOCK_REQUEST_BUSY	0
 
+/* A NOQUEUE acquisition was refused: tell the holders in its way. */
+static void rdmalock_request_ask(struct rdmalock_lock *lk)
+{
+	if (rdmalock_domain_enter(lk->dom))
+		return;
+	rdmalock_blocking_ask(lk, lk->request_mode);
+	rdmalock_domain_leave(lk->dom);
+}
+
 static void rdmalock_request_run(struct work_struct *work)
 {
 	struct rdmalock_lock *lk = container_of(work, struct rdmalock_lock,
 						request_work);
 	const struct rdmalock_how how = {
-		.try = lk->request_noqueue,
+		.try = lk->request_flags & RDMALOCK_REQ_NOQUEUE,
 		.cancel = &lk->cancel,
 	};
 	rdmalock_complete_fn *done = lk->done;
@@ -43,8 +53,11 @@ static void rdmalock_request_run(struct work_struct *work)
 		ret = rdmalock_acquire(lk, lk->request_mode, &how);
 	if (ret == -ETIMEDOUT && READ_ONCE(lk->cancel.requested))
 		ret = -ECANCELED;
+	/* A refused conversion up asked already; an acquisition asks now. */
+	if (ret == -EAGAIN && (lk->request_flags & RDMALOCK_REQ_NOQUEUE_ASK))
+		rdmalock_request_ask(lk);
 	/* A conversion that would wait for other holders, as DLM says it. */
-	if (ret == -EDEADLK && lk->request_noqueue)
+	if (ret == -EDEADLK && (lk->request_flags & RDMALOCK_REQ_NOQUEUE))
 		ret = -EAGAIN;
 	/* The handle is the caller's again: @done may use it. */
 	clear_bit_unlock(RDMALOCK_REQUEST_BUSY, &lk->request_busy);
@@ -60,7 +73,9 @@ static int rdmalock_request_queue(struct rdmalock_lock *lk, unsigned int mode,
 	int ret;
 
 	if (rdmalock_lkmode_of(mode) == RDMALOCK_LK_IV || !done ||
-	    (flags & ~RDMALOCK_REQ_FLAGS))
+	    (flags & ~RDMALOCK_REQ_FLAGS) ||
+	    (flags & (RDMALOCK_REQ_NOQUEUE | RDMALOCK_REQ_NOQUEUE_ASK)) ==
+	    RDMALOCK_REQ_NOQUEUE_ASK)
 		return -EINVAL;
 	if (rdmalock_lock_holds(lk) != convert)
 		return convert ? -EINVAL : -EBUSY;
@@ -78,7 +93,7 @@ static int rdmalock_request_queue(struct rdmalock_lock *lk, unsigned int mode,
 	}
 	lk->request_mode = mode;
 	lk->request_convert = convert;
-	lk->request_noqueue = flags & RDMALOCK_REQ_NOQUEUE;
+	lk->request_flags = flags;
 	lk->done = done;
 	lk->done_arg = arg;
 	lk->cancel = (struct rdmalock_cancel){};
@@ -92,7 +107,9 @@ static int rdmalock_request_queue(struct rdmalock_lock *lk, unsigned int mode,
  * @lk: the handle, holding nothing and asking for nothing
  * @mode: as for rdmalock_lock()
  * @flags: RDMALOCK_REQ_*: with RDMALOCK_REQ_NOQUEUE, the request does not
- *	wait, as rdmalock_trylock() does not
+ *	wait, as rdmalock_trylock() does not; with RDMALOCK_REQ_NOQUEUE_ASK
+ *	too, one that is refused tells the holders in its way, as one that
+ *	waits would, and ends
  * @done: called once, on the domain's request work queue, with 0 when
  *	@lk holds its lock, -ECANCELED when rdmalock_lock_cancel() ended
  *	the request, -EAGAIN when a NOQUEUE request could not be granted

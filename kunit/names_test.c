@@ -11,6 +11,12 @@
  * reaches the holders of its name that block it, once per strength, and
  * none of another slot's or a sender's out of the view; a malformed one,
  * from a buggy peer, none at all.
+ *
+ * On node 0 of three, alone in its view: a name whose home is not a
+ * member is homed on the next member, here, with an LVB that is not valid
+ * (it stayed with its home); once its home is a member again, its
+ * resolution here is stale, and its reference is given back. Without the
+ * home that follows the view, the name could not be resolved at all.
  */
 #include <kunit/test.h>
 #include <linux/string.h>
@@ -32,7 +38,8 @@ struct names_ctx {
 	void *region;
 };
 
-static int names_test_init(struct kunit *test)
+/* Node 0 of @num_nodes, a member of a view of itself alone. */
+static int names_ctx_init(struct kunit *test, u32 num_nodes)
 {
 	struct names_ctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
 
@@ -41,7 +48,7 @@ static int names_test_init(struct kunit *test)
 	c->attr = (struct rdmalock_fabric_attr){
 		.name = "kunit-names",
 		.node_id = 0,
-		.num_nodes = 1,
+		.num_nodes = num_nodes,
 	};
 	c->params = (struct rdmalock_ls_params){
 		.algo = RDMALOCK_ALGO_ALOCK,
@@ -65,6 +72,16 @@ static int names_test_init(struct kunit *test)
 	rdmalock_names_view(c->nm, BIT(0), 0);
 	test->priv = c;
 	return 0;
+}
+
+static int names_test_init(struct kunit *test)
+{
+	return names_ctx_init(test, 1);
+}
+
+static int names_test_init_3(struct kunit *test)
+{
+	return names_ctx_init(test, 3);
 }
 
 static void names_test_exit(struct kunit *test)
@@ -389,6 +406,59 @@ static void malformed_blocking_messages_tell_nobody(struct kunit *test)
 	names_done(test, ent);
 }
 
+static void homes_follow_the_view(struct kunit *test)
+{
+	/* A member is its names' home; the next member is a departed one's. */
+	KUNIT_EXPECT_EQ(test, rdmalock_home_in(1, 0x7, 3), 1);
+	KUNIT_EXPECT_EQ(test, rdmalock_home_in(1, 0x5, 3), 2);
+	KUNIT_EXPECT_EQ(test, rdmalock_home_in(2, 0x3, 3), 0);
+	KUNIT_EXPECT_EQ(test, rdmalock_home_in(1, 0x0, 3), 1);
+}
+
+static struct rdmalock_name *get_id(struct kunit *test, u64 id)
+{
+	struct names_ctx *c = test->priv;
+	struct rdmalock_name *ent = NULL;
+	__be64 be = cpu_to_be64(id);
+
+	KUNIT_ASSERT_EQ(test, rdmalock_name_get(c->nm, &be, sizeof(be), &ent), 0);
+	KUNIT_ASSERT_NOT_NULL(test, ent);
+	return ent;
+}
+
+static void a_departed_homes_names_move_and_come_back(struct kunit *test)
+{
+	unsigned int idle = rdmalock_names_idle_ms;
+	struct names_ctx *c = test->priv;
+	struct rdmalock_name *moved, *own;
+
+	/* Id 1's home is node 1, not a member: it is homed here. */
+	moved = get_id(test, 1);
+	KUNIT_EXPECT_EQ(test, moved->natural, 1);
+	KUNIT_EXPECT_EQ(test, moved->home, 0);
+	KUNIT_EXPECT_EQ(test, value_of(test, moved->slot)->flags,
+			RDMALOCK_VALUE_F_NOT_VALID);
+	own = get_id(test, 3);
+	KUNIT_EXPECT_EQ(test, own->home, 0);
+	KUNIT_EXPECT_EQ(test, value_of(test, own->slot)->flags, 0);
+	KUNIT_EXPECT_FALSE(test, rdmalock_name_stale(c->nm, moved));
+
+	/* Node 1 is back: id 1 goes home, id 3 stays. */
+	rdmalock_names_view(c->nm, BIT(0) | BIT(1), 0);
+	KUNIT_EXPECT_TRUE(test, rdmalock_name_stale(c->nm, moved));
+	KUNIT_EXPECT_FALSE(test, rdmalock_name_stale(c->nm, own));
+	rdmalock_name_put(c->nm, moved);
+	rdmalock_name_put(c->nm, own);
+	/* Not idle yet, but stale: its reference here is given back. */
+	rdmalock_names_give_back(c->nm);
+	KUNIT_EXPECT_EQ(test, rdmalock_names_used(c->nm), 1);
+	KUNIT_EXPECT_EQ(test, rdmalock_names_cached(c->nm), 1);
+	rdmalock_names_idle_ms = 0;
+	rdmalock_names_give_back(c->nm);
+	rdmalock_names_idle_ms = idle;
+	KUNIT_EXPECT_EQ(test, rdmalock_names_used(c->nm), 0);
+}
+
 static struct kunit_case rdmalock_names_cases[] = {
 	KUNIT_CASE(distinct_names_distinct_slots),
 	KUNIT_CASE(a_full_home_refuses_a_name),
@@ -408,4 +478,17 @@ static struct kunit_suite rdmalock_names_suite = {
 	.test_cases = rdmalock_names_cases,
 };
 
-kunit_test_suite(rdmalock_names_suite);
+static struct kunit_case rdmalock_names_3_cases[] = {
+	KUNIT_CASE(homes_follow_the_view),
+	KUNIT_CASE(a_departed_homes_names_move_and_come_back),
+	{}
+};
+
+static struct kunit_suite rdmalock_names_3_suite = {
+	.name = "rdmalock_names_3",
+	.init = names_test_init_3,
+	.exit = names_test_exit,
+	.test_cases = rdmalock_names_3_cases,
+};
+
+kunit_test_suites(&rdmalock_names_suite, &rdmalock_names_3_suite);

@@ -223,6 +223,7 @@ static int example_shared(struct example *ex)
  * @kept: the handle that keeps it
  * @release: lets it go, outside the callback, as a filesystem would
  * @released: bit 0: it did
+ * @let_go: completed when it did
  * @asked: the mode the blocked request wants, +1; 0 until the callback
  * @granted: the other handle's request ended
  * @status: how
@@ -231,6 +232,7 @@ struct example_cache {
 	struct rdmalock_lock *kept;
 	struct work_struct release;
 	unsigned long released;
+	struct completion let_go;
 	unsigned int asked;
 	struct completion granted;
 	int status;
@@ -240,8 +242,10 @@ static void example_release(struct work_struct *work)
 {
 	struct example_cache *c = container_of(work, struct example_cache, release);
 
-	if (!test_and_set_bit(0, &c->released))
+	if (!test_and_set_bit(0, &c->released)) {
 		rdmalock_unlock(c->kept);
+		complete(&c->let_go);
+	}
 }
 
 /* A blocking callback must not wait for the lock: it queues the release. */
@@ -261,16 +265,24 @@ static void example_granted(void *arg, int status)
 	complete(&c->granted);
 }
 
+/* Lets the kept lock go, if its callback did not, and waits for that. */
+static void example_let_go(struct example_cache *c)
+{
+	schedule_work(&c->release);
+	flush_work(&c->release);
+}
+
 /*
  * While @c->kept holds the lock, a request of the other handle that may
- * not queue (DLM's NOQUEUE) ends at once with -EAGAIN.
+ * not queue (DLM's NOQUEUE, with @flags) ends at once with -EAGAIN.
  */
-static int example_noqueue(struct example *ex, struct example_cache *c)
+static int example_noqueue(struct example *ex, struct example_cache *c,
+			   unsigned int flags)
 {
 	int err;
 
 	err = rdmalock_lock_async(ex->other, RDMALOCK_MODE_EX,
-				  RDMALOCK_REQ_NOQUEUE, example_granted, c);
+				  RDMALOCK_REQ_NOQUEUE | flags, example_granted, c);
 	if (err)
 		return err;
 	if (!wait_for_completion_timeout(&c->granted, msecs_to_jiffies(timeout_ms))) {
@@ -291,23 +303,60 @@ static int example_noqueue(struct example *ex, struct example_cache *c)
 	return 0;
 }
 
+/* Keeps the lock with @c->kept again, its callback not heard yet. */
+static int example_keep(struct example_cache *c, unsigned int mode)
+{
+	int err;
+
+	clear_bit(0, &c->released);
+	reinit_completion(&c->let_go);
+	WRITE_ONCE(c->asked, 0);
+	err = rdmalock_lock_timeout(c->kept, mode, msecs_to_jiffies(timeout_ms));
+	/* Nothing to let go. */
+	if (err)
+		set_bit(0, &c->released);
+	return err;
+}
+
+/*
+ * A NOQUEUE request that asks (DLM's NOQUEUEBAST) is refused too, but
+ * the kept handle's callback hears of it and lets the lock go, as it
+ * would for a request that waits. The lock is then kept again.
+ */
+static int example_noqueue_ask(struct example *ex, struct example_cache *c)
+{
+	int err;
+
+	err = example_noqueue(ex, c, RDMALOCK_REQ_NOQUEUE_ASK);
+	if (err)
+		return err;
+	if (!wait_for_completion_timeout(&c->let_go, msecs_to_jiffies(timeout_ms))) {
+		pr_err("%s: a refused NOQUEUE request that asks was not heard\n",
+		       domain);
+		return -ETIMEDOUT;
+	}
+	pr_info("%s: a refused NOQUEUE request that asks was heard by the callback of the kept lock (mode %s)\n",
+		domain, READ_ONCE(c->asked) == RDMALOCK_MODE_EX + 1 ? "EX" : "SH");
+	flush_work(&c->release);
+	return example_keep(c, RDMALOCK_MODE_EX);
+}
+
 /* Returns with neither handle holding, and the release work done. */
 static int example_cache_run(struct example *ex, struct example_cache *c)
 {
 	int err;
 
-	err = rdmalock_lock_timeout(c->kept, RDMALOCK_MODE_EX,
-				    msecs_to_jiffies(timeout_ms));
+	err = example_keep(c, RDMALOCK_MODE_EX);
 	if (err) {
 		pr_err("%s: keeping id %llu: %d\n", domain, first_id, err);
 		return err;
 	}
 	ex->acquired++;
-	err = example_noqueue(ex, c) ?:
+	err = example_noqueue(ex, c, 0) ?: example_noqueue_ask(ex, c) ?:
 	      rdmalock_lock_async(ex->other, RDMALOCK_MODE_EX, 0, example_granted, c);
 	if (err) {
 		pr_err("%s: asking for id %llu: %d\n", domain, first_id, err);
-		rdmalock_unlock(c->kept);
+		example_let_go(c);
 		return err;
 	}
 	if (!wait_for_completion_timeout(&c->granted, msecs_to_jiffies(timeout_ms))) {
@@ -331,13 +380,6 @@ static int example_cache_run(struct example *ex, struct example_cache *c)
 	return c->status;
 }
 
-/* Lets the kept lock go, if its callback did not, and waits for that. */
-static void example_let_go(struct example_cache *c)
-{
-	schedule_work(&c->release);
-	flush_work(&c->release);
-}
-
 /*
  * Where PR is shared: beside the kept handle's PR, the other handle's PR
  * converted up to EX is refused (-EDEADLK), and the kept handle's
@@ -349,10 +391,7 @@ static int example_upgrade(struct example *ex, struct example_cache *c)
 	unsigned long end = jiffies + msecs_to_jiffies(timeout_ms);
 	int err;
 
-	clear_bit(0, &c->released);
-	WRITE_ONCE(c->asked, 0);
-	err = rdmalock_lock_timeout(c->kept, RDMALOCK_MODE_PR,
-				    msecs_to_jiffies(timeout_ms));
+	err = example_keep(c, RDMALOCK_MODE_PR);
 	if (err)
 		return err;
 	err = rdmalock_trylock(ex->other, RDMALOCK_MODE_PR);
@@ -392,6 +431,7 @@ static int example_cache(struct example *ex)
 	c->kept = ex->lks[0];
 	INIT_WORK(&c->release, example_release);
 	init_completion(&c->granted);
+	init_completion(&c->let_go);
 	err = rdmalock_lock_set_blocking(c->kept, example_blocked, c);
 	if (err == -EOPNOTSUPP) {
 		pr_info("%s: ids map to slots: no blocking callbacks to cache locks with\n",

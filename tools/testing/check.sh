@@ -89,9 +89,10 @@ group membership-debug "$testing/vm/vmtest.sh" --scenario membership \
 # handlers, lock calls and view changes: lockdep and KASAN look at them.
 group names-debug "$testing/vm/vmtest.sh" --scenario names --kernel debug \
 	--timeout 900 --outdir "$out/names-debug"
-# Debian's gfs2.ko on rdmalock_dlm.ko; only the stock kernel has GFS2.
+# Debian's gfs2.ko on rdmalock_dlm.ko, then on the kernel's dlm.ko, with
+# a quick benchmark of both; only the stock kernel has GFS2.
 group gfs2-stock "$testing/vm/vmtest.sh" --scenario gfs2 --kernel stock \
-	--disk 256 --timeout 400 --outdir "$out/gfs2-stock"
+	--disk 256 --timeout 600 --set GFS2_BENCH=quick --outdir "$out/gfs2-stock"
 group gfs2-negative "$testing/vm/gfs2-negative.sh"
 group negative-stock "$testing/vm/vmtest.sh" --scenario negative-control \
 	--kernel stock --outdir "$out/negative-stock"

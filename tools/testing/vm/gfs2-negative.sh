@@ -18,13 +18,13 @@ rm -rf "$out" && mkdir -p "$out"
 log=$out/vmtest.log
 rc=0
 "$here/vmtest.sh" --scenario gfs2 --kernel stock --disk 256 --timeout 400 \
-	--set GFS2_ALGO=test-none --outdir "$out/run" >"$log" 2>&1 || rc=$?
+	--set GFS2_ALGO=test-none --set GFS2_LMS=rdmalock --outdir "$out/run" >"$log" 2>&1 || rc=$?
 sed 's/^/    /' "$log"
 caught=0
 [ "$rc" -ne 0 ] || caught=1
 result "GFS2 on a lock that excludes nobody fails the gfs2 scenario (rc $rc)" $caught
 caught=0
-grep -Eq '^node[0-9]+: not ok [0-9]+ - (every node mounts|each node writes|renames and unlinks|every node finds|every node unmounts|fsck)' "$log" ||
+grep -Eq '^node[0-9]+: not ok [0-9]+ - rdmalock: (every node mounts|each node writes|renames and unlinks|every node finds|every node unmounts|fsck)' "$log" ||
 	caught=1
 result "a check of the filesystem's work is what fails" $caught
 summary

@@ -4,11 +4,12 @@
 # mkinitramfs.sh OUT MODBUILD [MODTREE]
 #
 # Writes a busybox initramfs (newc cpio) for a test guest to OUT: our init,
-# the scenarios, rdmalockctl, dropcap, roarg, fdrace, iproute2's rdma tool
-# with its libraries, every .ko of our build tree MODBUILD, and, when the
-# kernel keeps them as modules (MODTREE, a depmod'ed /lib/modules/<version>),
-# the chain that rxe, virtio-net and our modules need, in load order, and
-# GFS2's, with mkfs.gfs2, fsck.gfs2 and flock.
+# the scenarios, rdmalockctl, dropcap, roarg, fdrace, fsbench, iproute2's
+# rdma tool with its libraries, every .ko of our build tree MODBUILD, and,
+# when the kernel keeps them as modules (MODTREE, a depmod'ed
+# /lib/modules/<version>), the chain that rxe, virtio-net and our modules
+# need, in load order, GFS2's with mkfs.gfs2, fsck.gfs2 and flock, and the
+# kernel's dlm.ko.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib.sh"
@@ -106,6 +107,19 @@ add_gfs2_chain() {
 	copy_modules gfs2
 }
 
+# The kernel's own dlm.ko and what it needs, for the scenarios that run
+# GFS2 on it as the baseline (/lib/modules/dlm, loaded before the chain
+# above).
+add_dlm_chain() {
+	local key=${mod_path[dlm]:-}
+
+	[ -n "$key" ] || die "module dlm not found in $modtree"
+	mod_order=()
+	unset "mod_seen[$key]"
+	visit_module "$key"
+	copy_modules dlm
+}
+
 mkdir -p "$stage"/{bin,etc,lib/rdmalock,scenarios}
 # An unprivileged user, for the scenarios that check permissions.
 printf 'root:x:0:0:root:/:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/sh\n' \
@@ -120,6 +134,7 @@ cc -static -O2 -Wall -Wextra -Werror -I"$RDMALOCK_TOP/uapi" -o "$stage/bin/roarg
 	"$here/roarg.c"
 cc -static -O2 -Wall -Wextra -Werror -pthread -I"$RDMALOCK_TOP/uapi" \
 	-o "$stage/bin/fdrace" "$here/fdrace.c"
+cc -static -O2 -Wall -Wextra -Werror -o "$stage/bin/fsbench" "$here/fsbench.c"
 cp "$here"/scenarios/*.sh "$stage/scenarios/"
 copy_binary "$(command -v rdma)"
 find "$modbuild" -name '*.ko' -exec cp {} "$stage/lib/rdmalock/" \;
@@ -130,6 +145,7 @@ copy_binary "$(command -v flock)"
 if [ -n "$modtree" ]; then
 	add_module_chain
 	add_gfs2_chain
+	add_dlm_chain
 fi
 
 (cd "$stage" && find . | cpio -o -H newc --quiet) >"$out"

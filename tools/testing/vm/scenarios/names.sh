@@ -39,6 +39,10 @@
 #    violations, writers granted in between;
 #  - the last node dies holding a reference: the view change without it
 #    frees its slot at the home, and the survivors go on resolving;
+#  - node 0 holds id 50, homed on the last node, in nm-alock and nm-shift
+#    when it dies: the name moves to a survivor, where node 0 claims it in
+#    the view change; node 1 is refused it (EAGAIN) until node 0, which
+#    kept it, releases it without error, and then takes it;
 #  - lock values: an exclusive holder writes its LVB back, a shared grant
 #    reads it, exclusive grants take consecutive fencing tokens; the LVB
 #    of a holder that dies before its write-back is not valid after the
@@ -115,6 +119,25 @@ try_says() {
 	[ "$rc" -eq 1 ] && echo "$out" | grep -q "$1"
 }
 
+# A lock homed on the victim, held by node 0 through the victim's death:
+# its name moves to a survivor, where node 0 claims it. Without the claim
+# it would be free there, and node 0's unlock would fail.
+MOVED_ID=50
+
+moved_held() { hold_started moved-alock 30 && hold_started moved-shift 30; }
+
+moved_refused() {
+	try_says 'Resource temporarily unavailable' nm-alock $MOVED_ID &&
+		try_says 'Resource temporarily unavailable' nm-shift $MOVED_ID
+}
+
+moved_released() { hold_unlocked moved-alock && hold_unlocked moved-shift; }
+
+moved_taken() {
+	ctl lock nm-alock $MOVED_ID --try -- true &&
+		ctl lock nm-shift $MOVED_ID --try -- true
+}
+
 # used_here_is DOMAIN COUNT: names homed on this node in use.
 used_here_is() {
 	local s
@@ -128,15 +151,18 @@ set_idle() { echo "$1" >$IDLE_PARAM; }
 
 # sample_caches: the sample client, on a lock homed on the next node,
 # keeps it with one handle and asks for it asynchronously with another:
-# without queueing, refused at once (EAGAIN); queued, the blocking
-# callback lets it go, and the request is granted. Under ShiftLock, where
-# PR is shared, it also keeps a PR, and the other handle's PR converted
-# up is refused until the callback lets the kept PR go.
+# without queueing, refused at once (EAGAIN); without queueing but asking
+# (NOQUEUE_ASK), refused too, and the blocking callback lets it go;
+# queued, the callback lets it go, and the request is granted. Under
+# ShiftLock, where PR is shared, it also keeps a PR, and the other
+# handle's PR converted up is refused until the callback lets the kept
+# PR go.
 sample_caches() {
 	insmod /lib/rdmalock/rdmalock_example.ko domain=nm-alock \
 		first_id=$((40 + VMTEST_NODE)) count=1 rounds=1 &&
 		rmmod rdmalock_example &&
 		dmesg | grep 'rdmalock_example: nm-alock: a NOQUEUE request for the kept lock ended at once: -EAGAIN$' &&
+		dmesg | grep 'rdmalock_example: nm-alock: a refused NOQUEUE request that asks was heard by the callback of the kept lock (mode EX)$' &&
 		dmesg | grep 'rdmalock_example: nm-alock: a kept lock was let go at its blocking callback (mode EX)' &&
 		insmod /lib/rdmalock/rdmalock_example.ko domain=nm-shift \
 			first_id=$((40 + VMTEST_NODE)) count=1 rounds=1 &&
@@ -429,11 +455,11 @@ async_round() {
 
 
 if [ "$VMTEST_NODE" -eq 0 ]; then
-	tap_plan 49
+	tap_plan 51
 elif [ "$VMTEST_NODE" -eq "$victim" ]; then
 	tap_plan 32
 else
-	tap_plan 38
+	tap_plan 40
 fi
 kmemleak_forget
 tap_check "rdmalock.ko loads" load_rdmalock
@@ -647,6 +673,11 @@ barrier victim-ref
 if [ "$VMTEST_NODE" -eq 0 ]; then
 	tap_check "node 0 gave the name a slot" used_here_is nm-named 1
 	wget -q -O /tmp/doomed-token "http://$(node_addr "$victim")/doomed-token"
+	# Id 50 is homed on the victim; ALock and ShiftLock claim it apart.
+	hold_lock moved-alock nm-alock $MOVED_ID
+	hold_lock moved-shift nm-shift $MOVED_ID
+	tap_check "node 0 holds id $MOVED_ID, homed on the last node, in nm-alock and nm-shift" \
+		moved_held
 fi
 mark_told death
 if [ "$VMTEST_NODE" -eq "$victim" ]; then
@@ -668,6 +699,16 @@ if [ "$VMTEST_NODE" -eq 0 ]; then
 fi
 # Not before node 0 has counted its slots: the survivors take id 12.
 barrier slots-counted
+[ "$VMTEST_NODE" -ne 1 ] ||
+	tap_check "the dead node's id $MOVED_ID is homed on a survivor, where node 0's holds exclude (EAGAIN)" \
+		moved_refused
+barrier moved-refused
+[ "$VMTEST_NODE" -ne 0 ] ||
+	tap_check "node 0 kept them through the view change, and releases them" \
+		moved_released
+barrier moved-released
+[ "$VMTEST_NODE" -ne 1 ] ||
+	tap_check "then node 1 takes them at their new home" moved_taken
 tap_check "the survivors still resolve and take names" sh -c \
 	"rdmalockctl lock nm-named $((3 + VMTEST_NODE)) -- true &&
 	 rdmalockctl lock nm-named 12 -- true"
