@@ -275,9 +275,15 @@ static int rdmalock_alock_recover_hold(struct rdmalock_lockspace *ls,
 				       struct rdmalock_waiter *w)
 {
 	u64 *tail_l = rdmalock_slot_word(ls, w->slot_off, ALOCK_TAIL_L);
+	struct rdmalock_alock *a = alock_w(w);
+	bool local = w->home == ls->self;
 
-	alock_w(w)->local = w->home == ls->self;
-	if (!alock_w(w)->local)
+	if (a->local != local) {
+		a->local = local;
+		a->budget = local ? alock_ls(ls)->budget_local :
+			    alock_ls(ls)->budget_remote;
+	}
+	if (!a->local)
 		return rdmalock_recover_word0(ls, w);
 	return cmpxchg(tail_l, 0, w->me) ? -EBUSY : 0;
 }

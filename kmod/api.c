@@ -66,38 +66,60 @@ static int rdmalock_lock_resolve(struct rdmalock_lock *lk, const void *name,
 	return 0;
 }
 
+/*
+ * The handle of @w, still holding through it, moves to @ent: its
+ * resolution, and its place among this node's holders, which the caller
+ * posts again once the lock is claimed. Return: whether it had a place.
+ */
+static bool rdmalock_lock_move(struct rdmalock_lock *lk, struct rdmalock_name *ent)
+{
+	bool holder = rdmalock_blocking_unhold(lk);
+
+	rdmalock_name_put(lk->dom->ls->names, lk->ent);
+	lk->ent = ent;
+	lk->home = ent->home;
+	lk->slot_off = rdmalock_table_offset(ent->slot);
+	return holder;
+}
+
 /**
  * rdmalock_lock_claim_moved() - claim a held named lock at its new home
- * @lk: a handle holding its named lock through @lk->w, whose name a view
- *	change homed elsewhere (its resolution is stale)
+ * @ls: the lockspace, every member's table reset
+ * @w: a descriptor holding a named lock whose name a view change homed
+ *	elsewhere (its handle's resolution is stale)
  *
- * In a view change's claims, every table reset: resolves the name at its
- * home in the new view, moves the handle and its descriptor there, claims
- * the lock, and posts the handle among this node's holders again, so
- * that requests at the new home tell its callback.
+ * In a view change's claims: resolves the name at its home in the new
+ * view, moves the descriptor there and claims the lock. The handle that
+ * holds through @w moves too, and is posted among this node's holders
+ * again, so that requests at the new home tell its callback; its token
+ * and LVB writer go with it (rdmalock_value_moved()). A handle that is
+ * releasing @w (its release waits at the gate) let go of its place
+ * already, and releases at the new home.
  *
  * Context: process context, in a view change; sleeps.
  * Return: 0; or the resolution's, the claim's or the post's error: the
  * lock is lost (a claim may have half happened).
  */
-int rdmalock_lock_claim_moved(struct rdmalock_lock *lk)
+int rdmalock_lock_claim_moved(struct rdmalock_lockspace *ls,
+			      struct rdmalock_waiter *w)
 {
-	struct rdmalock_lockspace *ls = lk->dom->ls;
-	bool holder = !list_empty(&lk->holding);
+	struct rdmalock_lock *lk = w->lk;
+	bool holding = READ_ONCE(lk->w) == w, holder = false;
 	struct rdmalock_name *ent;
 	int ret;
 
 	ret = rdmalock_name_get(ls->names, lk->ent->name, lk->ent->len, &ent);
 	if (ret)
 		return ret;
-	rdmalock_blocking_unhold(lk);
-	rdmalock_name_put(ls->names, lk->ent);
-	lk->ent = ent;
-	lk->home = ent->home;
-	lk->slot_off = rdmalock_table_offset(ent->slot);
-	lk->w->home = lk->home;
-	lk->w->slot_off = lk->slot_off;
-	ret = ls->algo->recover_hold(ls, lk->w);
+	w->home = ent->home;
+	w->slot_off = rdmalock_table_offset(ent->slot);
+	if (holding)
+		holder = rdmalock_lock_move(lk, ent);
+	else
+		rdmalock_name_put(ls->names, ent);
+	ret = ls->algo->recover_hold(ls, w);
+	if (!ret && holding && lk->values)
+		ret = rdmalock_value_moved(lk);
 	if (!ret && holder)
 		ret = rdmalock_blocking_granted(lk);
 	return ret;

@@ -418,19 +418,27 @@ int rdmalock_blocking_granted(struct rdmalock_lock *lk)
  *
  * It is told nothing more; a callback already queued finds nothing to
  * tell. Its node's bits follow with rdmalock_blocking_settle().
+ *
+ * Return: whether it was one of its node's holders.
  */
-void rdmalock_blocking_unhold(struct rdmalock_lock *lk)
+bool rdmalock_blocking_unhold(struct rdmalock_lock *lk)
 {
 	struct rdmalock_interest *in;
+	bool held;
 
 	if (list_empty(&lk->holding))
-		return;
+		return false;
 	in = rdmalock_lock_interest(lk);
 	spin_lock_bh(&in->lock);
-	in->holding[lk->cls]--;
-	list_del_init(&lk->holding);
-	WRITE_ONCE(lk->blocked, 0);
+	/* Again under the lock: a view change's move may unhold it too. */
+	held = !list_empty(&lk->holding);
+	if (held) {
+		in->holding[lk->cls]--;
+		list_del_init(&lk->holding);
+		WRITE_ONCE(lk->blocked, 0);
+	}
 	spin_unlock_bh(&in->lock);
+	return held;
 }
 EXPORT_SYMBOL_IF_KUNIT(rdmalock_blocking_unhold);
 

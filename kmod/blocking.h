@@ -112,7 +112,7 @@ int rdmalock_blocking_wait(struct rdmalock_lock *lk, const struct rdmalock_how *
 void rdmalock_blocking_unwait(struct rdmalock_lock *lk);
 void rdmalock_blocking_ask(struct rdmalock_lock *lk, unsigned int mode);
 int rdmalock_blocking_granted(struct rdmalock_lock *lk);
-void rdmalock_blocking_unhold(struct rdmalock_lock *lk);
+bool rdmalock_blocking_unhold(struct rdmalock_lock *lk);
 void rdmalock_blocking_settle(struct rdmalock_lock *lk);
 void rdmalock_blocking_cancel(struct rdmalock_lock *lk);
 void rdmalock_blocking_attach(struct rdmalock_names *nm);

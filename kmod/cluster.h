@@ -102,7 +102,8 @@ int rdmalock_acquire_nofs(struct rdmalock_lock *lk, unsigned int mode,
 int rdmalock_convert(struct rdmalock_lock *lk, unsigned int mode,
 		     const struct rdmalock_how *how);
 int rdmalock_give_back(struct rdmalock_lock *lk);
-int rdmalock_lock_claim_moved(struct rdmalock_lock *lk);
+int rdmalock_lock_claim_moved(struct rdmalock_lockspace *ls,
+			      struct rdmalock_waiter *w);
 int rdmalock_release_value(struct rdmalock_lock *lk, unsigned int to);
 bool rdmalock_request_busy(const struct rdmalock_lock *lk);
 void rdmalock_request_forget(struct rdmalock_lock *lk);

@@ -32,10 +32,11 @@
  * (rdmalock_home_in()), and goes back when its home is a member again:
  * every view change that moves a name makes its resolutions stale. Its
  * holders keep it: in the view change, each resolves the name at its new
- * home and claims its lock there (rdmalock_lock_rehome()), before any
- * other request is granted. Its LVB stayed with the old home: at a home
- * it was moved to, it starts not valid. One that goes back to its own
- * home starts valid and zeroed (Documentation/membership.rst).
+ * home and claims its lock there (rdmalock_lock_claim_moved()), before
+ * any other request is granted. Its LVB stayed with the old home: at a
+ * home it was moved to, it starts not valid; a home that comes back holds
+ * the LVBs it kept not valid (values.c), and one that restarted starts
+ * them valid and zeroed (Documentation/membership.rst).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -248,15 +249,17 @@ static int rdmalock_name_unref(struct rdmalock_names *nm,
 }
 
 /*
- * Under @nm->lock: a stale entry leaves the cache. Its home forgot this
- * node's reference when it left the view; one still a member, which is
- * no longer the name's home, is given its reference back.
+ * Under @nm->lock: a stale entry is to leave the cache. Its home forgot
+ * this node's reference when it left the view; one still a member, which
+ * is no longer the name's home, is given its reference back. Return: 0,
+ * or the send's error.
  */
-static void rdmalock_name_drop_stale(struct rdmalock_names *nm,
-				     const struct rdmalock_name *ent)
+static int rdmalock_name_drop_stale(struct rdmalock_names *nm,
+				    const struct rdmalock_name *ent)
 {
 	if (ent->state == RDMALOCK_NAME_READY && nm->inc[ent->home] == ent->inc)
-		rdmalock_name_unref(nm, ent);
+		return rdmalock_name_unref(nm, ent);
+	return 0;
 }
 
 /*
@@ -679,10 +682,9 @@ static bool rdmalock_name_idle_out(struct rdmalock_names *nm,
 {
 	if (ent->refs || ent->state != RDMALOCK_NAME_READY)
 		return false;
-	if (rdmalock_name_stale(nm, ent)) {
-		rdmalock_name_drop_stale(nm, ent);
-		return true;
-	}
+	/* Kept when its reference cannot be given back yet, as below. */
+	if (rdmalock_name_stale(nm, ent))
+		return !rdmalock_name_drop_stale(nm, ent);
 	if (time_before(jiffies, ent->idle_since + idle))
 		return false;
 	return !rdmalock_name_unref(nm, ent);

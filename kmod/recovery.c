@@ -266,6 +266,8 @@ void rdmalock_recovery_reset(struct rdmalock_lockspace *ls, u32 members,
 	if (ls->names) {
 		rdmalock_names_view(ls->names, members, restarted);
 		rdmalock_values_recover(ls, members & ~restarted);
+		if (restarted & BIT(ls->self))
+			rdmalock_values_rejoined(ls);
 	}
 	/*
 	 * Abandoned grants that came in after this node quiesced, before the
@@ -327,7 +329,7 @@ int rdmalock_recovery_claim(struct rdmalock_lockspace *ls, u32 members)
 			continue;
 		w = &ls->waiters[idx];
 		if (w->lk && rdmalock_name_stale(ls->names, w->lk->ent)) {
-			ret = rdmalock_lock_claim_moved(w->lk);
+			ret = rdmalock_lock_claim_moved(ls, w);
 		} else if (!(members & BIT(w->home))) {
 			WRITE_ONCE(w->gone, -ENOTCONN);
 			continue;

@@ -25,7 +25,14 @@
  * far slower than one a nanosecond, so a name given a slot again later
  * starts above any token it had before, and storage that refuses tokens
  * below the highest it saw refuses a writer whose lock was recovered, as
- * long as the homes' clocks do not step back.
+ * long as the homes' clocks do not step back and agree to within the
+ * time between grants. A writer that moves with its name to another home
+ * (names.c) takes its token there, and its part as the LVB's writer.
+ *
+ * A home that comes back into a view after it left one (fenced, or
+ * restarted) may still have slots for names that lived at another home
+ * meanwhile: their LVBs are not valid, and their tokens start again at
+ * its clock, unless above it.
  *
  * The value ops run inside the lock layer's gate, so a node fenced
  * meanwhile writes nothing: it holds nothing any more.
@@ -37,6 +44,7 @@
 #include "cluster.h"
 #include "locks.h"
 #include "names.h"
+#include "rdmalock-pri.h"
 #include "values.h"
 
 static_assert(sizeof(struct rdmalock_value) <= RDMALOCK_VALUE_SIZE);
@@ -98,6 +106,26 @@ void rdmalock_values_recover(struct rdmalock_lockspace *ls, u32 members)
 		}
 	}
 }
+
+/**
+ * rdmalock_values_rejoined() - this home is back in a view after it left one
+ * @ls: the home's lockspace, quiesced on every member
+ *
+ * Context: process context.
+ */
+void rdmalock_values_rejoined(struct rdmalock_lockspace *ls)
+{
+	u64 now = ktime_get_real_ns();
+	struct rdmalock_value *v;
+	u32 slot;
+
+	for (slot = 0; slot < ls->locks_per_node; slot++) {
+		v = rdmalock_value_local(ls, slot);
+		v->flags |= RDMALOCK_VALUE_F_NOT_VALID;
+		v->token = max(v->token, now);
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_values_rejoined);
 
 /* A named lock's handle: its resolution gives the slot. */
 static u64 rdmalock_lock_value_off(const struct rdmalock_lock *lk, u32 field)
@@ -177,6 +205,35 @@ int rdmalock_value_on_grant(struct rdmalock_lock *lk, unsigned int from)
 	if (!ret)
 		lk->token = v.token;
 	return ret;
+}
+
+/**
+ * rdmalock_value_moved() - a holder moved with its name to a new home
+ * @lk: a handle holding its lock, with a value asked for, claimed at the
+ *	new home of its name in a view change
+ *
+ * The new home's value started at its own clock: a writing holder (PW,
+ * EX) takes its token there if it is higher, and, with an LVB, is named
+ * its writer, as at its grant.
+ *
+ * Context: process context, in a view change; sleeps.
+ * Return: 0, or the verb's error.
+ */
+int rdmalock_value_moved(struct rdmalock_lock *lk)
+{
+	struct rdmalock_value v;
+	int ret;
+
+	if (!rdmalock_value_writes(lk->mode))
+		return 0;
+	ret = rdmalock_value_read(lk, &v);
+	if (ret)
+		return ret;
+	v.token = max(v.token, lk->token);
+	if (lk->lvb)
+		v.writer = lk->dom->attr.node_id + 1;
+	/* token, flags and writer: 16 bytes */
+	return rdmalock_value_write(lk, &v, 0, offsetof(struct rdmalock_value, lvb));
 }
 
 /**

@@ -38,6 +38,8 @@ struct rdmalock_value {
 void rdmalock_value_fresh(struct rdmalock_lockspace *ls, u32 slot);
 void rdmalock_value_forget(struct rdmalock_lockspace *ls, u32 slot);
 void rdmalock_values_recover(struct rdmalock_lockspace *ls, u32 members);
+void rdmalock_values_rejoined(struct rdmalock_lockspace *ls);
+int rdmalock_value_moved(struct rdmalock_lock *lk);
 int rdmalock_value_on_grant(struct rdmalock_lock *lk, unsigned int from);
 int rdmalock_value_write_back(struct rdmalock_lock *lk, unsigned int to);
 int rdmalock_value_on_convert(struct rdmalock_lock *lk, unsigned int from);

@@ -16,7 +16,9 @@
  * member is homed on the next member, here, with an LVB that is not valid
  * (it stayed with its home); once its home is a member again, its
  * resolution here is stale, and its reference is given back. Without the
- * home that follows the view, the name could not be resolved at all.
+ * home that follows the view, the name could not be resolved at all. A
+ * home back in a view holds the LVBs of the slots it kept not valid, its
+ * tokens raised to its clock.
  */
 #include <kunit/test.h>
 #include <linux/string.h>
@@ -459,12 +461,31 @@ static void a_departed_homes_names_move_and_come_back(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rdmalock_names_used(c->nm), 0);
 }
 
+static void a_home_back_holds_its_values_not_valid(struct kunit *test)
+{
+	struct names_ctx *c = test->priv;
+	struct rdmalock_name *a;
+	struct rdmalock_value *v;
+
+	a = get(test, "a");
+	v = value_of(test, a->slot);
+	KUNIT_EXPECT_EQ(test, v->flags, 0);
+	v->token = 5;
+	memcpy(v->lvb, "kept", 5);
+	rdmalock_values_rejoined(c->ls);
+	KUNIT_EXPECT_EQ(test, v->flags, RDMALOCK_VALUE_F_NOT_VALID);
+	KUNIT_EXPECT_GT(test, v->token, 5);
+	KUNIT_EXPECT_STREQ(test, (char *)v->lvb, "kept");
+	rdmalock_name_put(c->nm, a);
+}
+
 static struct kunit_case rdmalock_names_cases[] = {
 	KUNIT_CASE(distinct_names_distinct_slots),
 	KUNIT_CASE(a_full_home_refuses_a_name),
 	KUNIT_CASE(idle_names_are_given_back),
 	KUNIT_CASE(a_fence_makes_resolutions_stale),
 	KUNIT_CASE(a_fresh_slot_starts_a_new_value),
+	KUNIT_CASE(a_home_back_holds_its_values_not_valid),
 	KUNIT_CASE(ids_are_homed_as_ids),
 	KUNIT_CASE(a_blocked_request_tells_the_holders_it_blocks),
 	KUNIT_CASE(malformed_blocking_messages_tell_nobody),

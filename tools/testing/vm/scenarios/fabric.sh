@@ -141,7 +141,11 @@ held_create() {
 	ctl domain create $HELD --node-id 0 --nodes "$(node_addr "$VMTEST_NODE")" \
 		--port $HELD_PORT --algo cas --locks-per-node 8 --insecure
 }
-held_up() { ctl domain status $HELD | grep -q '^  node 0 (self, loopback): up,'; }
+# Up, and a member of its view: a lock call before that is refused.
+held_up() {
+	ctl domain status $HELD | grep -q '^  node 0 (self, loopback): up,' &&
+		view_is $HELD 0
+}
 held_locked() { grep -q "^locked $HELD 1" /tmp/held.out; }
 # The cas baseline goes through the NIC even at home: a waiter posts a
 # CAS at every try, the holder posted one.
