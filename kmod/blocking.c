@@ -191,11 +191,17 @@ static struct rdmalock_interest *rdmalock_lock_interest(struct rdmalock_lock *lk
 	return &lk->ent->interest;
 }
 
+/* The class @lk's lock word serves @mode in. */
+static u32 rdmalock_mode_class(const struct rdmalock_lock *lk, unsigned int mode)
+{
+	return rdmalock_mode_shared(lk->dom->ls, mode) ?
+	       RDMALOCK_CLASS_SH : RDMALOCK_CLASS_EX;
+}
+
 /* The class the lock word serves @lk's mode in. */
 static u32 rdmalock_lock_class(const struct rdmalock_lock *lk)
 {
-	return rdmalock_mode_shared(lk->dom->ls, lk->mode) ?
-	       RDMALOCK_CLASS_SH : RDMALOCK_CLASS_EX;
+	return rdmalock_mode_class(lk, lk->mode);
 }
 
 /*
@@ -335,8 +341,7 @@ int rdmalock_blocking_wait(struct rdmalock_lock *lk, const struct rdmalock_how *
  */
 void rdmalock_blocking_ask(struct rdmalock_lock *lk, unsigned int mode)
 {
-	u32 cls = rdmalock_mode_shared(lk->dom->ls, mode) ? RDMALOCK_CLASS_SH :
-			RDMALOCK_CLASS_EX;
+	u32 cls = rdmalock_mode_class(lk, mode);
 	struct rdmalock_interest *in;
 	struct rdmalock_lock *h;
 
