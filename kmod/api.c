@@ -615,8 +615,11 @@ static int rdmalock_acquire_sync(struct rdmalock_lock *lk, unsigned int mode,
  * and waiters fail at its destruction; -EINVAL for a bad mode; -EBUSY
  * when @lk already holds its lock (in any mode: rdmalock_lock_convert()
  * changes it), or has a request under way
- * (rdmalock_lock_async()); -EAGAIN when this node has
- * RDMALOCK_DESC_COUNT acquisitions under way already. Under ShiftLock
+ * (rdmalock_lock_async()). A node whose queue descriptors (the domain's
+ * &rdmalock_domain_create.descriptors) are all taken by acquisitions under
+ * way makes the call wait for one, and tells its holders of named locks
+ * with a blocking callback that a request waits for their locks. Under
+ * ShiftLock
  * with lease recovery only: -ENOTCONN also when the node of the waiter
  * queued before this one is lost; -ECONNRESET when the lock was reset,
  * after a holder failed, while this one waited: try again; -ETIME when

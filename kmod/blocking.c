@@ -90,7 +90,7 @@ EXPORT_SYMBOL_IF_KUNIT(rdmalock_interest_bits);
 u32 rdmalock_interest_blocks(u64 others, u32 held)
 {
 	if (rdmalock_interest_field(others, RDMALOCK_INTEREST_WAIT_EX))
-		return RDMALOCK_CLASS_EX + 1;
+		return RDMALOCK_LEVEL_EX;
 	if (held == RDMALOCK_CLASS_EX &&
 	    rdmalock_interest_field(others, RDMALOCK_INTEREST_WAIT_SH))
 		return RDMALOCK_CLASS_SH + 1;
@@ -120,7 +120,7 @@ EXPORT_SYMBOL_IF_KUNIT(rdmalock_interest_blocked_by);
 static void rdmalock_tell_holder(struct rdmalock_lock *lk, u32 level)
 {
 	if (!level || lk->blocked >= level ||
-	    (lk->cls == RDMALOCK_CLASS_SH && level != RDMALOCK_CLASS_EX + 1))
+	    (lk->cls == RDMALOCK_CLASS_SH && level != RDMALOCK_LEVEL_EX))
 		return;
 	WRITE_ONCE(lk->blocked, level);
 	queue_work(rdmalock_names_cb_wq(lk->dom->ls->names), &lk->blocking_work);
@@ -150,7 +150,7 @@ static void rdmalock_blocking_run(struct work_struct *work)
 
 	/* Released meanwhile: nobody to tell. */
 	if (level)
-		lk->blocking(lk->blocking_arg, level == RDMALOCK_CLASS_EX + 1 ?
+		lk->blocking(lk->blocking_arg, level == RDMALOCK_LEVEL_EX ?
 				RDMALOCK_MODE_EX : RDMALOCK_MODE_SH);
 }
 
@@ -216,7 +216,7 @@ static int rdmalock_interest_post(struct rdmalock_lock *lk, bool always,
 	struct rdmalock_lockspace *ls = lk->dom->ls;
 	struct rdmalock_interest *in = rdmalock_lock_interest(lk);
 	u64 mine = rdmalock_interest_nodes(BIT(ls->self));
-	u64 off = rdmalock_value_offset(ls->locks_per_node, lk->ent->slot) +
+	u64 off = rdmalock_value_offset(ls->locks_per_node, ls->descs, lk->ent->slot) +
 		  offsetof(struct rdmalock_value, interest);
 	u64 bits, expected, old;
 	int ret = 0;

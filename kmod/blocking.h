@@ -42,6 +42,7 @@ struct rdmalock_blocking_req {
 #define RDMALOCK_CLASS_SH	0
 #define RDMALOCK_CLASS_EX	1
 #define RDMALOCK_CLASSES	2
+#define RDMALOCK_LEVEL_EX	(RDMALOCK_CLASS_EX + 1)
 
 /*
  * The interest word of a named lock, at its home beside its value

@@ -95,7 +95,9 @@ static void rdmalock_req_params(const struct rdmalock_domain_create *req,
 {
 	*params = (struct rdmalock_ls_params){
 		.algo = req->algo,
+		.num_nodes = req->num_nodes,
 		.locks_per_node = req->locks_per_node,
+		.descs = req->descriptors ?: RDMALOCK_DEFAULT_DESCRIPTORS,
 		.budget_local = req->budget_local,
 		.budget_remote = req->budget_remote,
 		.lease_ms = req->lease_ms,
@@ -131,9 +133,8 @@ VISIBLE_IF_KUNIT int rdmalock_domain_check(const struct rdmalock_domain_create *
 
 	if ((req->flags & ~(RDMALOCK_DOMAIN_F_INSECURE |
 			    RDMALOCK_DOMAIN_F_LEASE_RECOVERY |
-			    RDMALOCK_DOMAIN_F_NAMED)) ||
-	    memchr_inv(req->pad, 0, sizeof(req->pad)))
-		why = "unknown flags or padding set";
+			    RDMALOCK_DOMAIN_F_NAMED)))
+		why = "unknown flags";
 	else if ((req->flags & RDMALOCK_DOMAIN_F_NAMED) &&
 		 (req->flags & RDMALOCK_DOMAIN_F_LEASE_RECOVERY))
 		why = "named locks need membership recovery, not lease recovery";
@@ -157,6 +158,9 @@ VISIBLE_IF_KUNIT int rdmalock_domain_check(const struct rdmalock_domain_create *
 		why = "unknown algorithm";
 	else if (req->algo >= RDMALOCK_ALGO_TEST_NONE && !rdmalock_allow_broken)
 		why = "broken test locks need allow_broken=1";
+	else if (req->descriptors % RDMALOCK_DESCRIPTORS_STEP ||
+		 req->descriptors > RDMALOCK_MAX_DESCRIPTORS)
+		why = "descriptors out of range, or not a multiple of 64";
 	else
 		why = rdmalock_algo_check_params(&params);
 	if (why)
@@ -193,7 +197,12 @@ VISIBLE_IF_KUNIT int rdmalock_domain_check(const struct rdmalock_domain_create *
 	attr->num_nodes = req->num_nodes;
 	attr->port = port;
 	attr->atomics = req->atomics;
-	attr->user_len = rdmalock_locks_len(req->locks_per_node,
+	/*
+	 * Descriptors come in 4 KiB steps of the region: with 4 KiB pages,
+	 * nodes that disagree on their number disagree on its length, which
+	 * their hellos carry, and refuse each other.
+	 */
+	attr->user_len = rdmalock_locks_len(req->locks_per_node, params.descs,
 					    req->flags & RDMALOCK_DOMAIN_F_NAMED);
 	return 0;
 

@@ -33,14 +33,15 @@
  * RDMALOCK_FABRIC_USER_OFFSET:
  *
  *   table_off              locks_per_node * 64          the lock table
- *   desc_off               RDMALOCK_DESC_COUNT * 64     queue descriptors
+ *   desc_off               descs * 64                   queue descriptors
  *   value_off              locks_per_node * 128         named locks only:
  *                                                       each lock's value
  *
- * Every part is 64-byte aligned.
+ * Every part is 64-byte aligned. descs, the domain's descriptors per node,
+ * is at most RDMALOCK_MAX_DESCRIPTORS: a descriptor's index fits the 16
+ * bits that pointers to it keep for it.
  */
 #define RDMALOCK_SLOT_SIZE	64
-#define RDMALOCK_DESC_COUNT	1024
 #define RDMALOCK_VALUE_SIZE	128
 
 static_assert(RDMALOCK_FABRIC_USER_OFFSET % RDMALOCK_SLOT_SIZE == 0);
@@ -58,16 +59,17 @@ static inline u64 rdmalock_desc_offset(u32 locks_per_node, u32 desc)
 }
 
 /* The value of the lock of @slot, in a domain with named locks. */
-static inline u64 rdmalock_value_offset(u32 locks_per_node, u32 slot)
+static inline u64 rdmalock_value_offset(u32 locks_per_node, u32 descs, u32 slot)
 {
-	return rdmalock_desc_offset(locks_per_node, RDMALOCK_DESC_COUNT) +
+	return rdmalock_desc_offset(locks_per_node, descs) +
 	       (u64)slot * RDMALOCK_VALUE_SIZE;
 }
 
 /* The lock layer's part: lock table, descriptor pool and values, in bytes. */
-static inline u32 rdmalock_locks_len(u32 locks_per_node, bool named)
+static inline u32 rdmalock_locks_len(u32 locks_per_node, u32 descs, bool named)
 {
-	return rdmalock_value_offset(locks_per_node, named ? locks_per_node : 0) -
+	return rdmalock_value_offset(locks_per_node, descs,
+				     named ? locks_per_node : 0) -
 	       RDMALOCK_FABRIC_USER_OFFSET;
 }
 
@@ -289,7 +291,10 @@ extern const struct rdmalock_algo rdmalock_test_mixed_algo;
 /**
  * struct rdmalock_ls_params - a domain's lock parameters
  * @algo: RDMALOCK_ALGO_*
+ * @num_nodes: nodes in the domain
  * @locks_per_node: lock table slots in each node's region
+ * @descs: queue descriptors in each node's region: at most this many
+ *	acquisitions wait or hold at once on a node
  * @budget_local: ALock's budget for the home node's cohort; 0 for default
  * @budget_remote: ALock's budget for the peers' cohort; 0 for default
  * @lease_ms: ShiftLock's lease; 0 for default
@@ -301,7 +306,9 @@ extern const struct rdmalock_algo rdmalock_test_mixed_algo;
  */
 struct rdmalock_ls_params {
 	u32 algo;
+	u32 num_nodes;
 	u32 locks_per_node;
+	u32 descs;
 	u32 budget_local;
 	u32 budget_remote;
 	u32 lease_ms;
@@ -327,13 +334,15 @@ const char *rdmalock_algo_check_params(const struct rdmalock_ls_params *params);
  * @self: this node's id
  * @num_nodes: nodes in the domain
  * @locks_per_node: lock table slots per node
+ * @descs: descriptors in the pool
  * @wq: runs abandoned acquisitions' hand-overs
  * @request_wq: runs asynchronous lock requests (request.c)
  * @stop_lock: orders queueing on @wq with its destruction
  * @stopping: the domain is going; queue nothing more
  * @closed: the domain was destroyed: acquisitions fail with -ESHUTDOWN
  * @pool_lock: protects @used
- * @used: descriptors allocated
+ * @used: descriptors allocated, a bitmap of @descs bits
+ * @pool_wq: acquisitions waiting for a descriptor
  * @acquisitions: locks granted on this node
  * @cas_failed: compare-and-swaps that found another value
  * @cas_failed_release: those of them posted to release a lock
@@ -355,7 +364,7 @@ const char *rdmalock_algo_check_params(const struct rdmalock_ls_params *params);
  * @node_lost: the same, from any context, when a connection was lost
  * @view_ctx: their argument
  * @names: the named locks (names.c), or NULL when ids map to slots
- * @waiters: one per descriptor
+ * @waiters: one per descriptor, @descs of them
  */
 struct rdmalock_lockspace {
 	const char *name;
@@ -367,13 +376,15 @@ struct rdmalock_lockspace {
 	u32 self;
 	u32 num_nodes;
 	u32 locks_per_node;
+	u32 descs;
 	struct workqueue_struct *wq;
 	struct workqueue_struct *request_wq;
 	spinlock_t stop_lock;		/* see @stop_lock above */
 	bool stopping;
 	bool closed;
 	spinlock_t pool_lock;		/* see @pool_lock above */
-	DECLARE_BITMAP(used, RDMALOCK_DESC_COUNT);
+	unsigned long *used;
+	wait_queue_head_t pool_wq;
 	atomic64_t acquisitions;
 	atomic64_t cas_failed;
 	atomic64_t cas_failed_release;
@@ -391,7 +402,7 @@ struct rdmalock_lockspace {
 	void (*node_lost)(void *ctx);
 	void *view_ctx;
 	struct rdmalock_names *names;
-	struct rdmalock_waiter waiters[RDMALOCK_DESC_COUNT];
+	struct rdmalock_waiter *waiters;
 };
 
 /*
@@ -441,6 +452,8 @@ int rdmalock_ls_convert(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w
 			bool up);
 struct rdmalock_waiter *rdmalock_desc_alloc(struct rdmalock_lockspace *ls);
 void rdmalock_desc_free(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w);
+void rdmalock_desc_freed(struct rdmalock_lockspace *ls);
+void rdmalock_wake_waiters(struct rdmalock_lockspace *ls);
 u64 *rdmalock_desc_word(struct rdmalock_lockspace *ls, u32 idx, u32 word);
 u64 *rdmalock_slot_word(struct rdmalock_lockspace *ls, u64 slot_off, u32 word);
 int rdmalock_desc_signal(struct rdmalock_lockspace *ls, u64 ptr,
@@ -465,14 +478,17 @@ extern const struct rdmalock_how rdmalock_forever;
 void rdmalock_cancel_request(struct rdmalock_lockspace *ls,
 			     struct rdmalock_cancel *cancel);
 
-int rdmalock_desc_decode(u64 ptr, u32 num_nodes, u32 *node, u32 *idx, u32 *gen);
+int rdmalock_desc_decode(u64 ptr, u32 num_nodes, u32 descs, u32 *node, u32 *idx,
+			 u32 *gen);
 #if IS_ENABLED(CONFIG_KUNIT)
 struct rdmalock_lockspace *
 rdmalock_lockspace_alloc(const struct rdmalock_fabric_attr *attr, void *region,
 			 const struct rdmalock_ls_params *params);
 u64 rdmalock_desc_encode(u32 node, u32 idx, u32 gen);
-u32 rdmalock_imm_encode(unsigned int event, u32 idx, u32 gen);
-void rdmalock_imm_decode(u32 imm, unsigned int *event, u32 *idx, u32 *gen);
+u32 rdmalock_imm_idx_bits(u32 descs);
+u32 rdmalock_imm_encode(unsigned int event, u32 idx, u32 gen, u32 idx_bits);
+void rdmalock_imm_decode(u32 imm, u32 idx_bits, unsigned int *event, u32 *idx,
+			 u32 *gen);
 bool rdmalock_alock_must_wait(u64 other_tail, u64 victim, u64 us);
 #endif
 

@@ -36,11 +36,17 @@
 #define RDMALOCK_PTR_NODE		GENMASK_ULL(63, 48)
 #define RDMALOCK_PTR_GEN		GENMASK_ULL(47, 16)
 #define RDMALOCK_PTR_IDX		GENMASK_ULL(15, 0)
+/*
+ * An immediate is the event, then the generation's low bits above the
+ * index. The index takes as few bits as the pool needs, and at least
+ * RDMALOCK_IMM_IDX_MIN: the more the generation keeps, the older the
+ * stale event it still recognises.
+ */
 #define RDMALOCK_IMM_EVENT		BIT(31)
-#define RDMALOCK_IMM_GEN		GENMASK(30, 10)
-#define RDMALOCK_IMM_IDX		GENMASK(9, 0)
+#define RDMALOCK_IMM_IDX_MIN		10
 
-static_assert(RDMALOCK_IMM_IDX + 1 >= RDMALOCK_DESC_COUNT);
+/* The index is the pointer's low bits. */
+static_assert(RDMALOCK_MAX_DESCRIPTORS - 1 <= RDMALOCK_PTR_IDX);
 
 const struct rdmalock_how rdmalock_forever;
 
@@ -95,19 +101,21 @@ EXPORT_SYMBOL_IF_KUNIT(rdmalock_desc_encode);
  * rdmalock_desc_decode() - check and take apart a descriptor pointer
  * @ptr: the pointer, as read from a tail or NEXT word
  * @num_nodes: nodes in the domain
+ * @descs: descriptors per node
  * @node: set to its node
  * @idx: set to its index
  * @gen: set to its generation
  *
  * Return: 0, or -EINVAL for null or a node or index out of range.
  */
-int rdmalock_desc_decode(u64 ptr, u32 num_nodes, u32 *node, u32 *idx, u32 *gen)
+int rdmalock_desc_decode(u64 ptr, u32 num_nodes, u32 descs, u32 *node, u32 *idx,
+			 u32 *gen)
 {
 	u32 n = FIELD_GET(RDMALOCK_PTR_NODE, ptr);
 
 	*idx = FIELD_GET(RDMALOCK_PTR_IDX, ptr);
 	*gen = FIELD_GET(RDMALOCK_PTR_GEN, ptr);
-	if (!n || n > num_nodes || *idx >= RDMALOCK_DESC_COUNT)
+	if (!n || n > num_nodes || *idx >= descs)
 		return -EINVAL;
 	*node = n - 1;
 	return 0;
@@ -115,34 +123,54 @@ int rdmalock_desc_decode(u64 ptr, u32 num_nodes, u32 *node, u32 *idx, u32 *gen)
 EXPORT_SYMBOL_IF_KUNIT(rdmalock_desc_decode);
 
 /**
+ * rdmalock_imm_idx_bits() - bits of an immediate that name a descriptor
+ * @descs: descriptors per node
+ *
+ * Return: at least RDMALOCK_IMM_IDX_MIN, and enough for @descs indexes.
+ */
+VISIBLE_IF_KUNIT u32 rdmalock_imm_idx_bits(u32 descs)
+{
+	return max_t(u32, RDMALOCK_IMM_IDX_MIN, order_base_2(descs));
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_imm_idx_bits);
+
+/* The generation's bits an immediate carries, as a mask. */
+static u32 rdmalock_imm_gen_mask(u32 idx_bits)
+{
+	return GENMASK(30 - idx_bits, 0);
+}
+
+/**
  * rdmalock_imm_encode() - the immediate of a write that signals an event
  * @event: RDMALOCK_EV_*
  * @idx: the target descriptor
  * @gen: its generation; only the low bits travel
+ * @idx_bits: rdmalock_imm_idx_bits() of the target's pool
  *
  * Return: the 32-bit immediate.
  */
-VISIBLE_IF_KUNIT u32 rdmalock_imm_encode(unsigned int event, u32 idx, u32 gen)
+VISIBLE_IF_KUNIT u32 rdmalock_imm_encode(unsigned int event, u32 idx, u32 gen,
+					 u32 idx_bits)
 {
 	return (event == RDMALOCK_EV_LINK ? RDMALOCK_IMM_EVENT : 0) |
-	       FIELD_PREP(RDMALOCK_IMM_GEN, gen & FIELD_MAX(RDMALOCK_IMM_GEN)) |
-	       FIELD_PREP(RDMALOCK_IMM_IDX, idx);
+	       (gen & rdmalock_imm_gen_mask(idx_bits)) << idx_bits | idx;
 }
 EXPORT_SYMBOL_IF_KUNIT(rdmalock_imm_encode);
 
 /**
  * rdmalock_imm_decode() - take apart an immediate from rdmalock_imm_encode()
  * @imm: the immediate
+ * @idx_bits: as it was encoded with
  * @event: set to its event
  * @idx: set to its descriptor
  * @gen: set to the low bits of the generation
  */
-VISIBLE_IF_KUNIT void rdmalock_imm_decode(u32 imm, unsigned int *event,
-					  u32 *idx, u32 *gen)
+VISIBLE_IF_KUNIT void rdmalock_imm_decode(u32 imm, u32 idx_bits,
+					  unsigned int *event, u32 *idx, u32 *gen)
 {
 	*event = imm & RDMALOCK_IMM_EVENT ? RDMALOCK_EV_LINK : RDMALOCK_EV_GRANT;
-	*idx = FIELD_GET(RDMALOCK_IMM_IDX, imm);
-	*gen = FIELD_GET(RDMALOCK_IMM_GEN, imm);
+	*idx = imm & GENMASK(idx_bits - 1, 0);
+	*gen = (imm >> idx_bits) & rdmalock_imm_gen_mask(idx_bits);
 }
 EXPORT_SYMBOL_IF_KUNIT(rdmalock_imm_decode);
 
@@ -182,7 +210,7 @@ void rdmalock_event(struct rdmalock_lockspace *ls, u32 idx, u32 gen,
 		    unsigned int event)
 {
 	struct rdmalock_waiter *w = &ls->waiters[idx];
-	u32 mask = FIELD_MAX(RDMALOCK_IMM_GEN);
+	u32 mask = rdmalock_imm_gen_mask(rdmalock_imm_idx_bits(ls->descs));
 
 	if ((READ_ONCE(w->gen) & mask) != (gen & mask)) {
 		pr_warn_ratelimited("descriptor %u: event %u for an old acquisition\n",
@@ -209,8 +237,9 @@ static void rdmalock_imm(struct rdmalock_fabric *fabric, u32 node, u32 imm,
 	unsigned int event;
 	u32 idx, gen;
 
-	rdmalock_imm_decode(imm, &event, &idx, &gen);
-	if (idx >= RDMALOCK_DESC_COUNT) {
+	rdmalock_imm_decode(imm, rdmalock_imm_idx_bits(ls->descs), &event, &idx,
+			    &gen);
+	if (idx >= ls->descs) {
 		pr_err_ratelimited("node %u: event for descriptor %u, out of range\n",
 				   node, idx);
 		return;
@@ -236,7 +265,7 @@ int rdmalock_desc_signal(struct rdmalock_lockspace *ls, u64 ptr,
 	u32 word = event == RDMALOCK_EV_GRANT ? RDMALOCK_DESC_BUDGET : RDMALOCK_DESC_NEXT;
 	u32 node, idx, gen;
 
-	if (rdmalock_desc_decode(ptr, ls->num_nodes, &node, &idx, &gen)) {
+	if (rdmalock_desc_decode(ptr, ls->num_nodes, ls->descs, &node, &idx, &gen)) {
 		pr_err_ratelimited("corrupt queue pointer %#llx\n", ptr);
 		return -EIO;
 	}
@@ -248,7 +277,8 @@ int rdmalock_desc_signal(struct rdmalock_lockspace *ls, u64 ptr,
 	return rdmalock_fabric_write_imm(ls->fabric, node,
 					 rdmalock_desc_offset(ls->locks_per_node, idx) + word,
 					 &val, sizeof(val),
-					 rdmalock_imm_encode(event, idx, gen));
+					 rdmalock_imm_encode(event, idx, gen,
+							     rdmalock_imm_idx_bits(ls->descs)));
 }
 
 static bool rdmalock_node_alive(struct rdmalock_lockspace *ls, u32 node)
@@ -296,6 +326,23 @@ static bool rdmalock_wake_cond(struct rdmalock_lockspace *ls,
 	       rdmalock_gate_shut(ls) || rdmalock_depends_on_lost(ls, w);
 }
 
+/**
+ * rdmalock_wake_waiters() - wake every acquisition to look at why it sleeps
+ * @ls: the lockspace
+ *
+ * One whose descriptor is allocated after its bit was read here looks
+ * before it sleeps.
+ *
+ * Context: any.
+ */
+void rdmalock_wake_waiters(struct rdmalock_lockspace *ls)
+{
+	unsigned long idx;
+
+	for_each_set_bit(idx, ls->used, ls->descs)
+		wake_up(&ls->waiters[idx].wq);
+}
+
 /*
  * The fabric lost @node: wake every waiter, so that those that depend on
  * it see so; the others sleep on.
@@ -304,10 +351,8 @@ static void rdmalock_ls_node_lost(struct rdmalock_fabric *fabric, u32 node,
 				  void *ctx)
 {
 	struct rdmalock_lockspace *ls = ctx;
-	u32 i;
 
-	for (i = 0; i < RDMALOCK_DESC_COUNT; i++)
-		wake_up(&ls->waiters[i].wq);
+	rdmalock_wake_waiters(ls);
 	/*
 	 * What was in flight on the connection is lost unseen (a message,
 	 * a grant): a view change resets the queues it may have left
@@ -552,7 +597,8 @@ int rdmalock_cas(struct rdmalock_lockspace *ls, u32 node, u64 off, u64 expected,
  * Its words are reset (BUDGET -1, NEXT null) before anyone can see it.
  *
  * Context: any.
- * Return: the acquisition, or NULL when all RDMALOCK_DESC_COUNT are in use.
+ * Return: the acquisition, or NULL when all &rdmalock_lockspace.descs are
+ * in use.
  */
 struct rdmalock_waiter *rdmalock_desc_alloc(struct rdmalock_lockspace *ls)
 {
@@ -560,11 +606,11 @@ struct rdmalock_waiter *rdmalock_desc_alloc(struct rdmalock_lockspace *ls)
 	unsigned long idx;
 
 	spin_lock_bh(&ls->pool_lock);
-	idx = find_first_zero_bit(ls->used, RDMALOCK_DESC_COUNT);
-	if (idx < RDMALOCK_DESC_COUNT)
+	idx = find_first_zero_bit(ls->used, ls->descs);
+	if (idx < ls->descs)
 		__set_bit(idx, ls->used);
 	spin_unlock_bh(&ls->pool_lock);
-	if (idx >= RDMALOCK_DESC_COUNT)
+	if (idx >= ls->descs)
 		return NULL;
 
 	w = &ls->waiters[idx];
@@ -606,6 +652,20 @@ void rdmalock_desc_free(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w
 	w->held = false;
 	__clear_bit(w->idx, ls->used);
 	spin_unlock_bh(&ls->pool_lock);
+	rdmalock_desc_freed(ls);
+}
+
+/**
+ * rdmalock_desc_freed() - descriptors were freed: wake who waits for one
+ * @ls: the lockspace
+ *
+ * Context: any.
+ */
+void rdmalock_desc_freed(struct rdmalock_lockspace *ls)
+{
+	/* Pairs with the barrier of the sleep, after it queued itself. */
+	if (wq_has_sleeper(&ls->pool_wq))
+		wake_up(&ls->pool_wq);
 }
 
 /**
@@ -644,9 +704,13 @@ rdmalock_lockspace_alloc(const struct rdmalock_fabric_attr *attr, void *region,
 		if (!ls->algo_data)
 			goto err_free;
 	}
+	ls->descs = params->descs;
+	ls->used = bitmap_zalloc(ls->descs, GFP_KERNEL);
+	ls->waiters = kvcalloc(ls->descs, sizeof(*ls->waiters), GFP_KERNEL);
+	if (!ls->used || !ls->waiters)
+		goto err_free;
 	if (ops->waiter_size) {
-		ls->waiter_data = kvcalloc(RDMALOCK_DESC_COUNT, ops->waiter_size,
-					   GFP_KERNEL);
+		ls->waiter_data = kvcalloc(ls->descs, ops->waiter_size, GFP_KERNEL);
 		if (!ls->waiter_data)
 			goto err_free;
 	}
@@ -676,7 +740,8 @@ rdmalock_lockspace_alloc(const struct rdmalock_fabric_attr *attr, void *region,
 	ls->members = GENMASK(attr->num_nodes - 1, 0);
 	ls->queue_view = 1;
 	init_waitqueue_head(&ls->gate_wq);
-	for (i = 0; i < RDMALOCK_DESC_COUNT; i++) {
+	init_waitqueue_head(&ls->pool_wq);
+	for (i = 0; i < ls->descs; i++) {
 		ls->waiters[i].ls = ls;
 		ls->waiters[i].idx = i;
 		if (ops->waiter_size)
@@ -692,6 +757,8 @@ err_free:
 	if (ls->wq)
 		destroy_workqueue(ls->wq);
 	kvfree(ls->waiter_data);
+	kvfree(ls->waiters);
+	bitmap_free(ls->used);
 	kvfree(ls->algo_data);
 	kvfree(ls);
 	return ERR_PTR(-ENOMEM);
@@ -770,15 +837,13 @@ err:
  */
 void rdmalock_lockspace_close(struct rdmalock_lockspace *ls)
 {
-	u32 i;
-
 	WRITE_ONCE(ls->closed, true);
 	/* Closed before calls are counted; pairs with rdmalock_domain_enter(). */
 	smp_mb();
-	for (i = 0; i < RDMALOCK_DESC_COUNT; i++)
-		wake_up(&ls->waiters[i].wq);
-	/* And calls waiting at the gate, or for a view change. */
+	rdmalock_wake_waiters(ls);
+	/* And calls waiting at the gate, for a view change or a descriptor. */
 	wake_up_all(&ls->gate_wq);
+	wake_up_all(&ls->pool_wq);
 	if (ls->names)
 		rdmalock_names_close(ls->names);
 }
@@ -816,6 +881,8 @@ void rdmalock_lockspace_free(struct rdmalock_lockspace *ls)
 	if (ls->names)
 		rdmalock_names_free(ls->names);
 	kvfree(ls->waiter_data);
+	kvfree(ls->waiters);
+	bitmap_free(ls->used);
 	kvfree(ls->algo_data);
 	kvfree(ls);
 }
@@ -887,11 +954,8 @@ static int rdmalock_ls_acquire_once(struct rdmalock_lockspace *ls, u32 home,
 	int ret;
 
 	w = rdmalock_desc_alloc(ls);
-	if (!w) {
-		pr_err_ratelimited("%s: all %u queue descriptors are in use\n",
-				   ls->name, RDMALOCK_DESC_COUNT);
-		return -EAGAIN;
-	}
+	if (!w)
+		return -ENOBUFS;
 	w->mode = mode;
 	w->home = home;
 	w->slot_off = slot_off;
@@ -918,6 +982,47 @@ static int rdmalock_ls_acquire_once(struct rdmalock_lockspace *ls, u32 home,
 	return 0;
 }
 
+/* A descriptor is free, or the wait for one is over for another reason. */
+static bool rdmalock_desc_wait_over(struct rdmalock_lockspace *ls,
+				    const struct rdmalock_how *how)
+{
+	return find_first_zero_bit(ls->used, ls->descs) < ls->descs ||
+	       READ_ONCE(ls->closed) || rdmalock_gate_shut(ls) ||
+	       rdmalock_how_cancelled(how);
+}
+
+/*
+ * Every descriptor of the pool is in use: wait for one, outside the gate,
+ * as long as @how lets the acquisition wait. Holders of named locks are
+ * asked to give theirs up. Return: 0 to try again, or why not.
+ */
+static int rdmalock_await_desc(struct rdmalock_lockspace *ls,
+			       const struct rdmalock_how *how)
+{
+	long left = rdmalock_how_left(how);
+
+	pr_warn_ratelimited("%s: all %u queue descriptors are in use\n",
+			    ls->name, ls->descs);
+	if (how->try)
+		return -EAGAIN;
+	if (ls->names)
+		rdmalock_names_press(ls->names);
+	if (left <= 0)
+		return -ETIMEDOUT;
+	if (how->killable)
+		left = wait_event_killable_timeout(ls->pool_wq,
+						   rdmalock_desc_wait_over(ls, how),
+						   left);
+	else
+		left = wait_event_timeout(ls->pool_wq,
+					  rdmalock_desc_wait_over(ls, how), left);
+	if (left == -ERESTARTSYS)
+		return -EINTR;
+	if (READ_ONCE(ls->closed))
+		return -ESHUTDOWN;
+	return rdmalock_how_over(how) ? -ETIMEDOUT : 0;
+}
+
 /**
  * rdmalock_ls_acquire() - take a lock of this lockspace
  * @ls: the lockspace
@@ -931,11 +1036,14 @@ static int rdmalock_ls_acquire_once(struct rdmalock_lockspace *ls, u32 home,
  * verb, after the view change it asks for.
  *
  * Context: process context; sleeps unless @how is a trylock.
+ * An acquisition that finds every descriptor of the pool in use waits
+ * for one, as it would for the lock.
+ *
  * Return: 0; -ENOTCONN when @home is down or not in the view, or this
  * node is not a member; -ENOLCK when this node was fenced while it
- * waited; -EAGAIN when every descriptor is in use or a trylock found the
- * lock taken; -ESTALE when @how's stale() says so; or the algorithm's
- * error.
+ * waited; -EAGAIN when a trylock found the lock taken, or every
+ * descriptor in use; -ETIMEDOUT or -EINTR when @how's wait ended first;
+ * -ESTALE when @how's stale() says so; or the algorithm's error.
  */
 int rdmalock_ls_acquire(struct rdmalock_lockspace *ls, u32 home, u64 slot_off,
 			unsigned int mode, const struct rdmalock_how *how,
@@ -963,6 +1071,8 @@ int rdmalock_ls_acquire(struct rdmalock_lockspace *ls, u32 home, u64 slot_off,
 		gen = atomic_read(&ls->gate_gen);
 		ret = rdmalock_ls_acquire_once(ls, home, slot_off, mode, how, wp);
 		rdmalock_gate_leave(ls);
+		if (ret == -ENOBUFS)
+			ret = rdmalock_await_desc(ls, how) ?: -ERESTART;
 		if (ls->gated && rdmalock_verb_failed(ret, how) &&
 		    verb_restarts++ < RDMALOCK_VERB_RESTARTS)
 			ret = rdmalock_await_view_change(ls, gen, how, ret) ?: -ERESTART;

@@ -73,6 +73,7 @@ EXPORT_SYMBOL_IF_KUNIT(rdmalock_names_idle_ms);
  * @wq: handles waiting for a resolution
  * @cb_wq: runs blocking callbacks (blocking.c)
  * @reap: gives back idle names
+ * @press: asks this node's holders to give their locks up (pool pressure)
  * @buckets: the cache, by name
  */
 struct rdmalock_names {
@@ -85,6 +86,7 @@ struct rdmalock_names {
 	wait_queue_head_t wq;
 	struct workqueue_struct *cb_wq;
 	struct delayed_work reap;
+	struct work_struct press;
 	struct hlist_head buckets[1 << RDMALOCK_NAMES_HASH_BITS];
 };
 
@@ -622,6 +624,48 @@ void rdmalock_names_blocked(struct rdmalock_names *nm, u32 node, const void *nam
 }
 EXPORT_SYMBOL_IF_KUNIT(rdmalock_names_blocked);
 
+/* Tell every holder of a cached name, a bucket at a time. */
+static void rdmalock_names_press_run(struct work_struct *work)
+{
+	struct rdmalock_names *nm = container_of(work, struct rdmalock_names,
+						 press);
+	struct rdmalock_name *ent;
+	u32 b;
+
+	for (b = 0; b < ARRAY_SIZE(nm->buckets); b++) {
+		spin_lock_bh(&nm->lock);
+		hlist_for_each_entry(ent, &nm->buckets[b], hash) {
+			if (ent->state != RDMALOCK_NAME_READY)
+				continue;
+			spin_lock(&ent->interest.lock);
+			rdmalock_interest_tell(&ent->interest,
+					       RDMALOCK_LEVEL_EX);
+			spin_unlock(&ent->interest.lock);
+		}
+		spin_unlock_bh(&nm->lock);
+		cond_resched();
+	}
+}
+
+/**
+ * rdmalock_names_press() - this node ran out of queue descriptors
+ * @nm: the node's named locks
+ *
+ * Each lock a node holds takes one of its descriptors for as long as it
+ * holds it, and a filesystem keeps the locks it took until another node
+ * asks for them. So once none is left, every handle of this node that
+ * holds a lock and has a blocking callback is told that an exclusive
+ * request waits, as a peer's would tell it: the locks it no longer uses
+ * it gives back, and the acquisitions waiting for a descriptor go on.
+ * Calls while the last is under way add nothing.
+ *
+ * Context: any.
+ */
+void rdmalock_names_press(struct rdmalock_names *nm)
+{
+	queue_work(nm->cb_wq, &nm->press);
+}
+
 /**
  * rdmalock_names_ls() - the lockspace of named locks
  * @nm: the named locks
@@ -845,6 +889,7 @@ struct rdmalock_names *rdmalock_names_alloc(struct rdmalock_lockspace *ls)
 	spin_lock_init(&nm->lock);
 	init_waitqueue_head(&nm->wq);
 	INIT_DELAYED_WORK(&nm->reap, rdmalock_names_reap);
+	INIT_WORK(&nm->press, rdmalock_names_press_run);
 	return nm;
 }
 EXPORT_SYMBOL_IF_KUNIT(rdmalock_names_alloc);
@@ -891,6 +936,7 @@ void rdmalock_names_close(struct rdmalock_names *nm)
 void rdmalock_names_stop(struct rdmalock_names *nm)
 {
 	cancel_delayed_work_sync(&nm->reap);
+	cancel_work_sync(&nm->press);
 }
 EXPORT_SYMBOL_IF_KUNIT(rdmalock_names_stop);
 

@@ -76,6 +76,7 @@ struct rdmalock_names *rdmalock_names_alloc(struct rdmalock_lockspace *ls);
 void rdmalock_names_attach(struct rdmalock_names *nm);
 void rdmalock_names_close(struct rdmalock_names *nm);
 void rdmalock_names_stop(struct rdmalock_names *nm);
+void rdmalock_names_press(struct rdmalock_names *nm);
 void rdmalock_names_free(struct rdmalock_names *nm);
 
 int rdmalock_name_get(struct rdmalock_names *nm, const void *name, u32 len,

@@ -31,11 +31,9 @@
 
 static void rdmalock_gate_wake_waiters(struct rdmalock_lockspace *ls)
 {
-	u32 i;
-
-	for (i = 0; i < RDMALOCK_DESC_COUNT; i++)
-		wake_up(&ls->waiters[i].wq);
+	rdmalock_wake_waiters(ls);
 	wake_up_all(&ls->gate_wq);
+	wake_up_all(&ls->pool_wq);
 }
 
 /**
@@ -284,7 +282,7 @@ void rdmalock_recovery_reset(struct rdmalock_lockspace *ls, u32 members,
 	if (ls->algo->recover_reset)
 		ls->algo->recover_reset(ls);
 	spin_lock_bh(&ls->pool_lock);
-	for_each_set_bit(idx, ls->used, RDMALOCK_DESC_COUNT) {
+	for_each_set_bit(idx, ls->used, ls->descs) {
 		w = &ls->waiters[idx];
 		if (rdmalock_desc_holds(ls, idx)) {
 			clear_bit(RDMALOCK_EV_LINK, &w->events);
@@ -298,6 +296,7 @@ void rdmalock_recovery_reset(struct rdmalock_lockspace *ls, u32 members,
 			atomic_inc(&ls->recovered);
 	}
 	spin_unlock_bh(&ls->pool_lock);
+	rdmalock_desc_freed(ls);
 }
 EXPORT_SYMBOL_IF_KUNIT(rdmalock_recovery_reset);
 
@@ -324,7 +323,7 @@ int rdmalock_recovery_claim(struct rdmalock_lockspace *ls, u32 members)
 
 	if (!ls->gated)
 		return 0;
-	for (idx = 0; idx < RDMALOCK_DESC_COUNT; idx++) {
+	for (idx = 0; idx < ls->descs; idx++) {
 		if (!rdmalock_desc_holds(ls, idx))
 			continue;
 		w = &ls->waiters[idx];
@@ -368,7 +367,7 @@ void rdmalock_recovery_fence(struct rdmalock_lockspace *ls)
 	if (ls->names)
 		rdmalock_names_fence(ls->names);
 	spin_lock_bh(&ls->pool_lock);
-	for_each_set_bit(idx, ls->used, RDMALOCK_DESC_COUNT)
+	for_each_set_bit(idx, ls->used, ls->descs)
 		if (READ_ONCE(ls->waiters[idx].held))
 			WRITE_ONCE(ls->waiters[idx].gone, -ENOLCK);
 	spin_unlock_bh(&ls->pool_lock);

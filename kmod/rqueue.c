@@ -70,7 +70,7 @@ int rdmalock_rqueue_wait(struct rdmalock_lockspace *ls, struct rdmalock_waiter *
 	u32 node, idx, gen;
 	int ret;
 
-	if (!rdmalock_desc_decode(pred, ls->num_nodes, &node, &idx, &gen))
+	if (!rdmalock_desc_decode(pred, ls->num_nodes, ls->descs, &node, &idx, &gen))
 		w->watch = node;
 	ret = rdmalock_desc_signal(ls, pred, RDMALOCK_EV_LINK, w->me, !shortcut);
 	if (ret)

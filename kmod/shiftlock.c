@@ -321,20 +321,19 @@ EXPORT_SYMBOL_IF_KUNIT(rdmalock_sl_reset_ok);
 
 /**
  * rdmalock_sl_msg_check() - check a ShiftLock message before using it
+ * @ls: the lockspace it came to: its nodes, lock table and descriptors
+ *	bound the message's, and Reset, Enqueue, Try and Release must be for
+ *	a lock homed on its node
  * @type: its type
  * @payload: its payload
  * @len: the payload's length
- * @num_nodes: nodes in the domain
- * @locks_per_node: lock table slots per node
- * @self: this node's id: Reset, Enqueue, Try and Release must be for a lock
- *	homed here
  *
  * Return: 0, or -EINVAL.
  */
-VISIBLE_IF_KUNIT int rdmalock_sl_msg_check(u8 type, const void *payload, u32 len,
-					   u32 num_nodes, u32 locks_per_node,
-					   u32 self)
+VISIBLE_IF_KUNIT int rdmalock_sl_msg_check(const struct rdmalock_lockspace *ls,
+					   u8 type, const void *payload, u32 len)
 {
+	u32 num_nodes = ls->num_nodes, self = ls->self;
 	const struct rdmalock_sl_msg *m = payload;
 	u64 slot_off, first = rdmalock_table_offset(0);
 	u32 home, node, idx, gen;
@@ -344,7 +343,7 @@ VISIBLE_IF_KUNIT int rdmalock_sl_msg_check(u8 type, const void *payload, u32 len
 	slot_off = be64_to_cpu(m->slot_off);
 	home = be32_to_cpu(m->home);
 	if (home >= num_nodes || slot_off < first ||
-	    slot_off >= rdmalock_table_offset(locks_per_node) ||
+	    slot_off >= rdmalock_table_offset(ls->locks_per_node) ||
 	    (slot_off - first) % RDMALOCK_SLOT_SIZE)
 		return -EINVAL;
 	switch (type) {
@@ -358,15 +357,15 @@ VISIBLE_IF_KUNIT int rdmalock_sl_msg_check(u8 type, const void *payload, u32 len
 			return -EINVAL;
 		fallthrough;
 	case SL_MSG_DONE:
-		return be32_to_cpu(m->desc) < RDMALOCK_DESC_COUNT ? 0 : -EINVAL;
+		return be32_to_cpu(m->desc) < ls->descs ? 0 : -EINVAL;
 	case SL_MSG_SUCCESSOR:
 		if (rdmalock_desc_decode(be64_to_cpu(m->who), num_nodes,
-					 &node, &idx, &gen))
+					 ls->descs, &node, &idx, &gen))
 			return -EINVAL;
 		fallthrough;
 	case SL_MSG_HANDOVER:
 	case SL_MSG_MODE_CHANGED:
-		return be32_to_cpu(m->desc) < RDMALOCK_DESC_COUNT ? 0 : -EINVAL;
+		return be32_to_cpu(m->desc) < ls->descs ? 0 : -EINVAL;
 	default:
 		return -EINVAL;
 	}
@@ -668,7 +667,7 @@ static int rdmalock_sl_read(struct rdmalock_lockspace *ls,
 static u32 rdmalock_sl_me(struct rdmalock_lockspace *ls,
 			  struct rdmalock_waiter *w)
 {
-	return sl_tail_id(ls->self, w->idx);
+	return sl_tail_id(ls->descs, ls->self, w->idx);
 }
 
 /* Messages. */
@@ -742,7 +741,7 @@ static int rdmalock_sl_tell_pred(struct rdmalock_lockspace *ls,
 	struct rdmalock_sl_msg m;
 	u32 node, idx;
 
-	sl_tail_desc(tail, &node, &idx);
+	sl_tail_desc(ls->descs, tail, &node, &idx);
 	rdmalock_sl_msg_init(&m, w, idx, 0);
 	m.who = cpu_to_be64(w->me);
 	/*
@@ -808,7 +807,7 @@ static void rdmalock_sl_finish(struct rdmalock_lockspace *ls, u32 from, u8 type,
 	int ret;
 
 	ret = rdmalock_sl_home_do(ls, type, be64_to_cpu(req->slot_off),
-				  sl_tail_id(from, be32_to_cpu(req->desc)),
+				  sl_tail_id(ls->descs, from, be32_to_cpu(req->desc)),
 				  be32_to_cpu(req->rel), req->epoch, &old);
 	done.who = cpu_to_be64(old);
 	done.cons = cpu_to_be32(-ret);
@@ -924,8 +923,7 @@ static void rdmalock_sl_msg_handle(struct rdmalock_fabric *fabric, u32 node,
 {
 	struct rdmalock_lockspace *ls = ctx;
 
-	if (rdmalock_sl_msg_check(type, payload, len, ls->num_nodes,
-				  ls->locks_per_node, ls->self)) {
+	if (rdmalock_sl_msg_check(ls, type, payload, len)) {
 		pr_err_ratelimited("%s: node %u: malformed ShiftLock message %u\n",
 				   ls->name, node, type);
 		return;
@@ -1413,7 +1411,7 @@ static int rdmalock_sl_pass(struct rdmalock_lockspace *ls,
 		return rdmalock_sl_reset_seen(ls, w);
 	}
 	/* Checked when its Successor came; a NO_NODE would fail the send. */
-	rdmalock_desc_decode(sl->succ, ls->num_nodes, &node, &idx, &gen);
+	rdmalock_desc_decode(sl->succ, ls->num_nodes, ls->descs, &node, &idx, &gen);
 	rdmalock_sl_msg_init(&m, w, idx, gen);
 	m.epoch = flip ? !sl->epoch : sl->epoch;
 	if (flip) {
@@ -1610,6 +1608,8 @@ static const char *rdmalock_sl_check_params(const struct rdmalock_ls_params *par
 	    (params->writer_cas > RDMALOCK_SHIFTLOCK_WRITER_CAS_MAX &&
 	     params->writer_cas != RDMALOCK_SHIFTLOCK_WRITER_CAS_ONLY))
 		return "lease, writer batch or writer CAS out of range";
+	if ((u64)params->num_nodes * params->descs > SL_DESCS_MAX)
+		return "shiftlock: nodes times descriptors above 32767";
 	return NULL;
 }
 

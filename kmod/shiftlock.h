@@ -105,8 +105,14 @@ static_assert(sizeof(struct rdmalock_sl_msg) == 40);
 #define SL_WORD			0
 #define SL_ERA			8	/* resets so far; written by the home CPU */
 
-static_assert(RDMALOCK_MAX_NODES * RDMALOCK_DESC_COUNT <= SL_RDR >> 16);
-static_assert(RDMALOCK_MAX_NODES * RDMALOCK_DESC_COUNT < SL_TAIL);
+/*
+ * Every descriptor of the domain, as a TailId or a reader, must fit the
+ * word: a domain's nodes times its descriptors per node is at most this.
+ */
+#define SL_DESCS_MAX		(SL_RDR >> 16)
+
+/* TailId is the word's low bits. */
+static_assert(SL_DESCS_MAX < SL_TAIL);
 
 static inline u32 sl_tail(u64 word)
 {
@@ -140,17 +146,20 @@ static inline bool sl_leaped(u32 now, u32 before)
 	return now - before >= SL_LEAP;
 }
 
-/* A descriptor as a TailId: never 0, which is "no writer". */
-static inline u32 sl_tail_id(u32 node, u32 idx)
+/*
+ * A descriptor as a TailId, in a domain of @descs descriptors per node:
+ * never 0, which is "no writer".
+ */
+static inline u32 sl_tail_id(u32 descs, u32 node, u32 idx)
 {
-	return node * RDMALOCK_DESC_COUNT + idx + 1;
+	return node * descs + idx + 1;
 }
 
 /* The descriptor a non-zero TailId names: the inverse of sl_tail_id(). */
-static inline void sl_tail_desc(u32 tail, u32 *node, u32 *idx)
+static inline void sl_tail_desc(u32 descs, u32 tail, u32 *node, u32 *idx)
 {
-	*node = (tail - 1) / RDMALOCK_DESC_COUNT;
-	*idx = (tail - 1) % RDMALOCK_DESC_COUNT;
+	*node = (tail - 1) / descs;
+	*idx = (tail - 1) % descs;
 }
 
 /* The FAA addends; the reader release borrows nothing since RdrCnt >= 1. */
@@ -201,8 +210,8 @@ int rdmalock_sl_reader_poll(u64 cur, bool epoch, u32 prev_rel);
 int rdmalock_sl_release_outcome(u64 old, u32 rel, bool epoch, u32 me);
 bool rdmalock_sl_must_flip(u32 cons, u32 batch);
 bool rdmalock_sl_reset_ok(u64 era, u64 req_era, u64 cur, u32 req_rel);
-int rdmalock_sl_msg_check(u8 type, const void *payload, u32 len,
-			  u32 num_nodes, u32 locks_per_node, u32 self);
+int rdmalock_sl_msg_check(const struct rdmalock_lockspace *ls, u8 type,
+			  const void *payload, u32 len);
 bool rdmalock_sl_msg_current(bool gated, bool shut, u16 view, u16 mine);
 int rdmalock_sl_claim_outcome(u64 old, bool writer);
 #endif

@@ -52,7 +52,7 @@ static_assert(sizeof(struct rdmalock_value) <= RDMALOCK_VALUE_SIZE);
 static struct rdmalock_value *rdmalock_value_local(struct rdmalock_lockspace *ls,
 						   u32 slot)
 {
-	return ls->region + rdmalock_value_offset(ls->locks_per_node, slot);
+	return ls->region + rdmalock_value_offset(ls->locks_per_node, ls->descs, slot);
 }
 
 /**
@@ -130,7 +130,8 @@ EXPORT_SYMBOL_IF_KUNIT(rdmalock_values_rejoined);
 /* A named lock's handle: its resolution gives the slot. */
 static u64 rdmalock_lock_value_off(const struct rdmalock_lock *lk, u32 field)
 {
-	return rdmalock_value_offset(lk->dom->locks_per_node, lk->ent->slot) + field;
+	return rdmalock_value_offset(lk->dom->locks_per_node, lk->dom->ls->descs,
+				     lk->ent->slot) + field;
 }
 
 static int rdmalock_value_read(struct rdmalock_lock *lk, struct rdmalock_value *v)

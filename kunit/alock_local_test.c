@@ -9,7 +9,8 @@
  * its RDMA READ and WRITE would make, to show the budget handing the
  * lock over. test-none, which excludes nothing, runs through the same
  * harness as the negative control: the harness must catch it. A waiter
- * whose acquisition is cancelled leaves the queue whole.
+ * whose acquisition is cancelled leaves the queue whole. A node out of
+ * descriptors makes acquisitions wait for one.
  */
 #include <kunit/test.h>
 #include <linux/delay.h>
@@ -26,6 +27,7 @@
 
 #define THREADS		4
 #define LOCKS		4
+#define SMALL_POOL	64
 #define WAIT_MS		10000
 
 static const struct rdmalock_how forever;
@@ -56,8 +58,8 @@ struct cohort_thread {
 	int ret;
 };
 
-static struct cohort *cohort_create(struct kunit *test, u32 algo,
-				    u32 budget_local)
+static struct cohort *cohort_create_pool(struct kunit *test, u32 algo,
+					 u32 budget_local, u32 descs)
 {
 	struct cohort *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
 
@@ -68,12 +70,14 @@ static struct cohort *cohort_create(struct kunit *test, u32 algo,
 		.node_id = 0,
 		.num_nodes = 1,
 	};
-	c->region = kunit_kzalloc(test, rdmalock_desc_offset(LOCKS, RDMALOCK_DESC_COUNT),
+	c->region = kunit_kzalloc(test, rdmalock_desc_offset(LOCKS, descs),
 				  GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, c->region);
 	c->params = (struct rdmalock_ls_params){
 		.algo = algo,
+		.num_nodes = 1,
 		.locks_per_node = LOCKS,
+		.descs = descs,
 		.budget_local = budget_local,
 	};
 	c->ls = rdmalock_lockspace_alloc(&c->attr, c->region, &c->params);
@@ -82,12 +86,19 @@ static struct cohort *cohort_create(struct kunit *test, u32 algo,
 	return c;
 }
 
+static struct cohort *cohort_create(struct kunit *test, u32 algo,
+				    u32 budget_local)
+{
+	return cohort_create_pool(test, algo, budget_local,
+				  RDMALOCK_DEFAULT_DESCRIPTORS);
+}
+
 /* Every acquisition has ended: no descriptor left in use, none lost. */
 static void cohort_destroy(struct cohort *c)
 {
 	struct rdmalock_lockspace *ls = c->ls;
 
-	KUNIT_EXPECT_TRUE(c->test, bitmap_empty(ls->used, RDMALOCK_DESC_COUNT));
+	KUNIT_EXPECT_TRUE(c->test, bitmap_empty(ls->used, ls->descs));
 	KUNIT_EXPECT_EQ(c->test, atomic_read(&ls->lost), 0);
 	rdmalock_lockspace_stop(ls);
 	rdmalock_lockspace_free(ls);
@@ -277,7 +288,7 @@ static s64 remote_head_enters(struct cohort *c)
 	u64 *victim = cohort_word(c, VICTIM);
 	s64 before;
 
-	WRITE_ONCE(*tail_r, rdmalock_desc_encode(0, RDMALOCK_DESC_COUNT - 1, 1));
+	WRITE_ONCE(*tail_r, rdmalock_desc_encode(0, c->ls->descs - 1, 1));
 	WRITE_ONCE(*victim, ALOCK_REMOTE);
 	/* An RDMA WRITE completes before the READ that follows it is posted. */
 	smp_mb();
@@ -366,7 +377,7 @@ static bool view_change_around_holder(struct kunit *test, bool claim)
 	KUNIT_EXPECT_NE(test, READ_ONCE(*tail_l), h->me);
 	rdmalock_recovery_reset(c->ls, BIT(0), 0);
 	KUNIT_EXPECT_EQ(test, READ_ONCE(*tail_l), 0);
-	KUNIT_EXPECT_EQ(test, bitmap_weight(c->ls->used, RDMALOCK_DESC_COUNT), 1);
+	KUNIT_EXPECT_EQ(test, bitmap_weight(c->ls->used, c->ls->descs), 1);
 	if (claim) {
 		KUNIT_EXPECT_EQ(test, rdmalock_recovery_claim(c->ls, BIT(0)), 0);
 		KUNIT_EXPECT_EQ(test, READ_ONCE(*tail_l), h->me);
@@ -461,6 +472,48 @@ static void a_cancelled_waiter_leaves_the_queue(struct kunit *test)
 	cohort_destroy(c);
 }
 
+/*
+ * Every descriptor of the pool is held (test-none grants every
+ * acquisition, so one thread holds them all): a trylock is refused, a
+ * timed acquisition waits until its deadline, and one that may wait for
+ * ever waits, and is granted once a holder lets go. A pool that refused
+ * at once, as it did, fails the last two.
+ */
+static void an_empty_pool_makes_acquisitions_wait(struct kunit *test)
+{
+	struct cohort *c = cohort_create_pool(test, RDMALOCK_ALGO_TEST_NONE, 0,
+					      SMALL_POOL);
+	struct rdmalock_waiter **held, *w;
+	struct rdmalock_how how = { .try = true };
+	struct cohort_thread *t;
+	int i;
+
+	held = kunit_kcalloc(test, SMALL_POOL, sizeof(*held), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, held);
+	for (i = 0; i < SMALL_POOL; i++)
+		KUNIT_ASSERT_EQ(test, rdmalock_ls_acquire(c->ls, 0, c->slot_off,
+							  RDMALOCK_MODE_EX, &forever,
+							  &held[i]), 0);
+	KUNIT_EXPECT_EQ(test, rdmalock_ls_acquire(c->ls, 0, c->slot_off,
+						  RDMALOCK_MODE_EX, &how, &w), -EAGAIN);
+	how = (struct rdmalock_how){
+		.timed = true,
+		.deadline = jiffies + msecs_to_jiffies(50),
+	};
+	KUNIT_EXPECT_EQ(test, rdmalock_ls_acquire(c->ls, 0, c->slot_off,
+						  RDMALOCK_MODE_EX, &how, &w), -ETIMEDOUT);
+	KUNIT_EXPECT_FALSE(test, time_before(jiffies, how.deadline));
+	t = cohort_start(c, 1, 1);
+	msleep(100);
+	KUNIT_EXPECT_FALSE(test, completion_done(&t->done));
+	KUNIT_EXPECT_EQ(test, rdmalock_ls_release(c->ls, held[0]), 0);
+	cohort_join(t);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&c->entries), 1);
+	for (i = 1; i < SMALL_POOL; i++)
+		KUNIT_EXPECT_EQ(test, rdmalock_ls_release(c->ls, held[i]), 0);
+	cohort_destroy(c);
+}
+
 static struct kunit_case rdmalock_alock_local_cases[] = {
 	KUNIT_CASE(local_cohort_excludes),
 	KUNIT_CASE(harness_catches_no_exclusion),
@@ -470,6 +523,7 @@ static struct kunit_case rdmalock_alock_local_cases[] = {
 	KUNIT_CASE(view_change_without_claim_is_caught),
 	KUNIT_CASE(fence_loses_holder_and_waiter),
 	KUNIT_CASE(a_cancelled_waiter_leaves_the_queue),
+	KUNIT_CASE(an_empty_pool_makes_acquisitions_wait),
 	{}
 };
 

@@ -53,7 +53,8 @@ static void valid_request_becomes_attributes(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, attr->name, "dom-1_a.b");
 	KUNIT_EXPECT_EQ(test, attr->node_id, 1);
 	KUNIT_EXPECT_EQ(test, attr->num_nodes, 3);
-	KUNIT_EXPECT_EQ(test, attr->user_len, rdmalock_locks_len(100, false));
+	KUNIT_EXPECT_EQ(test, attr->user_len,
+			rdmalock_locks_len(100, RDMALOCK_DEFAULT_DESCRIPTORS, false));
 	KUNIT_EXPECT_EQ(test, attr->port, RDMALOCK_DEFAULT_PORT);
 	sin = (struct sockaddr_in *)&attr->addrs[2];
 	KUNIT_EXPECT_EQ(test, sin->sin_family, AF_INET);
@@ -75,6 +76,14 @@ static void valid_request_becomes_attributes(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rdmalock_domain_check(&req, attr), 0);
 	req.writer_cas = RDMALOCK_SHIFTLOCK_WRITER_CAS_ONLY;
 	KUNIT_EXPECT_EQ(test, rdmalock_domain_check(&req, attr), 0);
+	/* The most descriptors, which three ShiftLock nodes can name. */
+	req.descriptors = RDMALOCK_MAX_DESCRIPTORS;
+	KUNIT_EXPECT_EQ(test, rdmalock_domain_check(&req, attr), 0);
+	KUNIT_EXPECT_EQ(test, attr->user_len,
+			rdmalock_locks_len(100, RDMALOCK_MAX_DESCRIPTORS, false));
+	req.descriptors = RDMALOCK_DESCRIPTORS_STEP;
+	KUNIT_EXPECT_EQ(test, rdmalock_domain_check(&req, attr), 0);
+	req.descriptors = 0;
 
 	/* No key, asked for explicitly. */
 	req.flags = RDMALOCK_DOMAIN_F_INSECURE;
@@ -88,8 +97,9 @@ static void valid_request_becomes_attributes(struct kunit *test)
 	/* Named locks, with membership recovery, and room for their values. */
 	req.flags = RDMALOCK_DOMAIN_F_NAMED;
 	KUNIT_EXPECT_EQ(test, rdmalock_domain_check(&req, attr), 0);
-	KUNIT_EXPECT_EQ(test, attr->user_len, rdmalock_locks_len(100, false) +
-					      100 * RDMALOCK_VALUE_SIZE);
+	KUNIT_EXPECT_EQ(test, attr->user_len,
+			rdmalock_locks_len(100, RDMALOCK_DEFAULT_DESCRIPTORS, false) +
+			100 * RDMALOCK_VALUE_SIZE);
 }
 
 /* One bad field at a time; the name of the case says which. */
@@ -102,7 +112,17 @@ struct bad_case {
 	static void spoil_##name(struct rdmalock_domain_create *req) { stmt; }
 
 BAD(flags, req->flags = 8)
-BAD(pad, req->pad[1] = 1)
+BAD(descriptors_not_a_step, req->descriptors = RDMALOCK_DESCRIPTORS_STEP + 1)
+BAD(too_many_descriptors, req->descriptors = RDMALOCK_MAX_DESCRIPTORS +
+					     RDMALOCK_DESCRIPTORS_STEP)
+/* Four ShiftLock nodes of 8192 descriptors: 32768 TailIds and readers. */
+BAD(descriptors_past_shiftlock_word, {
+	req->algo = RDMALOCK_ALGO_SHIFTLOCK;
+	req->num_nodes = 4;
+	req->nodes[3] = req->nodes[2];
+	req->nodes[3].addr[3] = 4;
+	req->descriptors = RDMALOCK_MAX_DESCRIPTORS;
+})
 BAD(no_key, { req->key_len = 0; req->key = 0; })
 BAD(key_too_short, req->key_len = RDMALOCK_KEY_MIN - 1)
 BAD(key_too_long, req->key_len = RDMALOCK_KEY_MAX + 1)
@@ -151,7 +171,8 @@ BAD(named_with_lease_recovery, { req->algo = RDMALOCK_ALGO_SHIFTLOCK;
 #define CASE(name) { #name, spoil_##name }
 
 static const struct bad_case bad_cases[] = {
-	CASE(flags), CASE(pad), CASE(no_key), CASE(key_too_short),
+	CASE(flags), CASE(descriptors_not_a_step), CASE(too_many_descriptors),
+	CASE(descriptors_past_shiftlock_word), CASE(no_key), CASE(key_too_short),
 	CASE(key_too_long), CASE(insecure_with_key),
 	CASE(insecure_with_key_address), CASE(empty_name),
 	CASE(unterminated_name), CASE(name_with_slash), CASE(name_with_space),

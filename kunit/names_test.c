@@ -54,10 +54,14 @@ static int names_ctx_init(struct kunit *test, u32 num_nodes)
 	};
 	c->params = (struct rdmalock_ls_params){
 		.algo = RDMALOCK_ALGO_ALOCK,
+		.num_nodes = num_nodes,
 		.locks_per_node = SLOTS,
+		.descs = RDMALOCK_DEFAULT_DESCRIPTORS,
 		.named = true,
 	};
-	c->region = kunit_kzalloc(test, rdmalock_value_offset(SLOTS, SLOTS),
+	c->region = kunit_kzalloc(test, rdmalock_value_offset(SLOTS,
+							      RDMALOCK_DEFAULT_DESCRIPTORS,
+							      SLOTS),
 				  GFP_KERNEL);
 	if (!c->region)
 		return -ENOMEM;
@@ -112,7 +116,8 @@ static struct rdmalock_value *value_of(struct kunit *test, u32 slot)
 {
 	struct names_ctx *c = test->priv;
 
-	return c->region + rdmalock_value_offset(SLOTS, slot);
+	return c->region + rdmalock_value_offset(SLOTS, RDMALOCK_DEFAULT_DESCRIPTORS,
+						 slot);
 }
 
 static void distinct_names_distinct_slots(struct kunit *test)

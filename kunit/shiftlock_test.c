@@ -13,6 +13,7 @@
 
 #define NODES		3
 #define LOCKS		8
+#define DESCS		RDMALOCK_DEFAULT_DESCRIPTORS
 
 static void word_fields_round_trip(struct kunit *test)
 {
@@ -29,18 +30,25 @@ static void word_fields_round_trip(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, sl_rdr(w), rdr);
 		KUNIT_EXPECT_EQ(test, sl_tail(w), tail);
 	}
-	/* No writer is TailId 0; every descriptor of every node is another. */
+	/*
+	 * No writer is TailId 0; every descriptor of every node is another,
+	 * in a domain as large as the word allows.
+	 */
 	for (i = 0; i < 1000; i++) {
-		u32 n = get_random_u32() % RDMALOCK_MAX_NODES, node;
-		u32 d = get_random_u32() % RDMALOCK_DESC_COUNT, idx;
+		u32 nodes = 1 + get_random_u32() % RDMALOCK_MAX_NODES, node;
+		u32 descs = SL_DESCS_MAX / nodes, idx;
+		u32 n = get_random_u32() % nodes;
+		u32 d = get_random_u32() % descs;
 
-		sl_tail_desc(sl_tail_id(n, d), &node, &idx);
+		sl_tail_desc(descs, sl_tail_id(descs, n, d), &node, &idx);
 		KUNIT_EXPECT_EQ(test, node, n);
 		KUNIT_EXPECT_EQ(test, idx, d);
+		KUNIT_EXPECT_LE(test, sl_tail_id(descs, nodes - 1, descs - 1),
+				SL_DESCS_MAX);
 	}
-	KUNIT_EXPECT_EQ(test, sl_tail_id(0, 0), 1);
-	KUNIT_EXPECT_EQ(test, sl_tail_id(RDMALOCK_MAX_NODES - 1, RDMALOCK_DESC_COUNT - 1),
-			RDMALOCK_MAX_NODES * RDMALOCK_DESC_COUNT);
+	KUNIT_EXPECT_EQ(test, sl_tail_id(DESCS, 0, 0), 1);
+	KUNIT_EXPECT_EQ(test, sl_tail_id(DESCS, RDMALOCK_MAX_NODES - 1, DESCS - 1),
+			RDMALOCK_MAX_NODES * DESCS);
 }
 
 /* Plain 8-byte FAA does each step with no carry into a neighbour field. */
@@ -104,8 +112,7 @@ static void relcnt_compares_modulo_2_32(struct kunit *test)
 	for (i = 0; i < 1000; i++) {
 		base = i < 3 ? (u32)-i : get_random_u32();
 		/* Every reader of a lock releasing between two looks: no leap. */
-		KUNIT_EXPECT_FALSE(test, sl_leaped(base + RDMALOCK_MAX_NODES *
-						   RDMALOCK_DESC_COUNT, base));
+		KUNIT_EXPECT_FALSE(test, sl_leaped(base + SL_DESCS_MAX, base));
 		KUNIT_EXPECT_FALSE(test, sl_leaped(base, base));
 		/* A reset, wherever RelCnt stood, and across the wrap. */
 		KUNIT_EXPECT_TRUE(test, sl_leaped(sl_rel(sl_reset_word(sl_word(base, 1, 5, 9))),
@@ -180,7 +187,7 @@ static void handover_carries_the_epoch(struct kunit *test)
 {
 	bool swap_epoch = false, msg_epoch = true;
 	u32 rel = 100;
-	u64 entry = sl_word(rel, msg_epoch, 4, sl_tail_id(1, 2));
+	u64 entry = sl_word(rel, msg_epoch, 4, sl_tail_id(DESCS, 1, 2));
 	u64 released = sl_word(rel + 1, !msg_epoch, sl_rdr(entry), 0);
 	u64 printed = sl_word(rel + 1, !swap_epoch, sl_rdr(entry), 0);
 
@@ -242,7 +249,7 @@ static void reset_needs_same_era_and_relcnt(struct kunit *test)
  */
 static void release_sees_reset_before_successor(struct kunit *test)
 {
-	u32 me = sl_tail_id(1, 4);
+	u32 me = sl_tail_id(DESCS, 1, 4);
 	u64 held = sl_word(70, 0, 3, me);
 
 	KUNIT_EXPECT_EQ(test, rdmalock_sl_release_outcome(held, 70, 0, me), SL_MINE);
@@ -263,13 +270,21 @@ static void msg_fill(struct rdmalock_sl_msg *m)
 	m->slot_off = cpu_to_be64(rdmalock_table_offset(LOCKS - 1));
 	m->who = cpu_to_be64(rdmalock_desc_encode(2, 5, 7));
 	m->home = cpu_to_be32(1);
-	m->desc = cpu_to_be32(RDMALOCK_DESC_COUNT - 1);
+	m->desc = cpu_to_be32(DESCS - 1);
 	m->epoch = 1;
 }
 
+/* Node 1 of a domain of NODES nodes, LOCKS slots and DESCS descriptors. */
+static const struct rdmalock_lockspace msg_ls = {
+	.num_nodes = NODES,
+	.locks_per_node = LOCKS,
+	.descs = DESCS,
+	.self = 1,
+};
+
 static int msg_check(u8 type, const struct rdmalock_sl_msg *m, u32 len)
 {
-	return rdmalock_sl_msg_check(type, m, len, NODES, LOCKS, 1);
+	return rdmalock_sl_msg_check(&msg_ls, type, m, len);
 }
 
 static void msg_valid_is_accepted(struct kunit *test)
@@ -311,7 +326,7 @@ static void msg_each_bad_field_is_rejected(struct kunit *test)
 	m.slot_off = cpu_to_be64(rdmalock_table_offset(1) + 8);
 	KUNIT_EXPECT_EQ(test, msg_check(SL_MSG_MODE_CHANGED, &m, sizeof(m)), -EINVAL);
 	msg_fill(&m);
-	m.desc = cpu_to_be32(RDMALOCK_DESC_COUNT);
+	m.desc = cpu_to_be32(DESCS);
 	KUNIT_EXPECT_EQ(test, msg_check(SL_MSG_HANDOVER, &m, sizeof(m)), -EINVAL);
 	KUNIT_EXPECT_EQ(test, msg_check(SL_MSG_ENQUEUE, &m, sizeof(m)), -EINVAL);
 	KUNIT_EXPECT_EQ(test, msg_check(SL_MSG_TRY, &m, sizeof(m)), -EINVAL);
@@ -360,7 +375,7 @@ static void msg_of_another_view_is_dropped(struct kunit *test)
  */
 static void claimed_writer_releases_as_it_expects(struct kunit *test)
 {
-	const u32 me = sl_tail_id(2, 9), other = sl_tail_id(0, 3);
+	const u32 me = sl_tail_id(DESCS, 2, 9), other = sl_tail_id(DESCS, 0, 3);
 	u64 w = sl_claim_word(me);
 	u32 target = 0;
 
@@ -416,7 +431,7 @@ static void claimed_readers_release_as_they_expect(struct kunit *test)
  */
 static void claim_finds_a_second_holder(struct kunit *test)
 {
-	const u32 me = sl_tail_id(1, 4);
+	const u32 me = sl_tail_id(DESCS, 1, 4);
 	u64 w;
 
 	KUNIT_EXPECT_EQ(test, rdmalock_sl_claim_outcome(sl_claim_word(me), true), -EBUSY);
@@ -439,7 +454,7 @@ static void msg_random_never_crashes(struct kunit *test)
 		u32 len = get_random_u32() % (2 * sizeof(struct rdmalock_sl_msg) + 1);
 
 		get_random_bytes(buf, len);
-		rdmalock_sl_msg_check(SL_MSG_SUCCESSOR + i % 8, buf, len, NODES, LOCKS, 1);
+		rdmalock_sl_msg_check(&msg_ls, SL_MSG_SUCCESSOR + i % 8, buf, len);
 	}
 }
 

@@ -149,6 +149,7 @@ static int domain_create(int argc, char **argv)
 		{ "port", required_argument, NULL, 'p' },
 		{ "algo", required_argument, NULL, 'a' },
 		{ "locks-per-node", required_argument, NULL, 'k' },
+		{ "descriptors", required_argument, NULL, 'D' },
 		{ "atomics", required_argument, NULL, 'x' },
 		{ "budget-local", required_argument, NULL, 'b' },
 		{ "budget-remote", required_argument, NULL, 'B' },
@@ -198,6 +199,11 @@ static int domain_create(int argc, char **argv)
 		case 'k':
 			if (parse_u32(optarg, "locks per node",
 				      RDMALOCK_MAX_LOCKS_PER_NODE, &req.locks_per_node))
+				return EXIT_USAGE;
+			break;
+		case 'D':
+			if (parse_u32(optarg, "descriptors", RDMALOCK_MAX_DESCRIPTORS,
+				      &req.descriptors))
 				return EXIT_USAGE;
 			break;
 		case 'x':

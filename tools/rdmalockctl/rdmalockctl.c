@@ -31,7 +31,7 @@ static void print_usage(FILE *out)
 		"  domain create NAME --node-id I --nodes ADDR0,ADDR1,...\n"
 		"                --key-file F | --insecure\n"
 		"                [--port P] [--algo ALGO] [--locks-per-node K]\n"
-		"                [--atomics auto|native|emulated]\n"
+		"                [--descriptors D] [--atomics auto|native|emulated]\n"
 		"                [--budget-local N] [--budget-remote N]\n"
 		"                [--lease-ms MS] [--writer-batch N] [--writer-cas N|only]\n"
 		"                [--lease-recovery] [--named]\n"

@@ -165,6 +165,14 @@ struct rdmalock_status {
 #define RDMALOCK_MAX_NODES		16
 #define RDMALOCK_DEFAULT_PORT		7174
 #define RDMALOCK_MAX_LOCKS_PER_NODE	16384
+/*
+ * Queue descriptors per node (&rdmalock_domain_create.descriptors): each
+ * acquisition that waits or holds takes one. A multiple of
+ * %RDMALOCK_DESCRIPTORS_STEP.
+ */
+#define RDMALOCK_DEFAULT_DESCRIPTORS	1024
+#define RDMALOCK_MAX_DESCRIPTORS	8192
+#define RDMALOCK_DESCRIPTORS_STEP	64
 /* Largest &rdmalock_domain_list.max_names the kernel accepts. */
 #define RDMALOCK_MAX_DOMAINS		256
 
@@ -271,7 +279,15 @@ struct rdmalock_addr {
  * @port: rdma_cm port every node listens on; 0 for %RDMALOCK_DEFAULT_PORT
  * @atomics: RDMALOCK_ATOMICS_*; every node of a domain must end up doing
  *	atomics the same way, or its peers refuse it
- * @pad: must be zero
+ * @descriptors: queue descriptors on each node: how many of its
+ *	acquisitions may wait or hold at once; a multiple of
+ *	%RDMALOCK_DESCRIPTORS_STEP up to %RDMALOCK_MAX_DESCRIPTORS, or 0 for
+ *	%RDMALOCK_DEFAULT_DESCRIPTORS. Under ShiftLock, @num_nodes times
+ *	this is at most 32767. Every node of a domain must agree (with
+ *	4 KiB pages, its peers refuse a node that does not). A node out of
+ *	descriptors makes new acquisitions wait for one, and asks its
+ *	holders of named locks that have a blocking callback to give them
+ *	up.
  * @nodes: every node's address, in the same order on every node; no
  *	duplicates
  * @budget_local: ALock: hand-overs within the home node's cohort before
@@ -318,7 +334,7 @@ struct rdmalock_domain_create {
 	__u32 locks_per_node;
 	__u16 port;
 	__u16 atomics;
-	__u16 pad[2];
+	__u32 descriptors;
 	struct rdmalock_addr nodes[RDMALOCK_MAX_NODES];
 	__u32 budget_local;
 	__u32 budget_remote;

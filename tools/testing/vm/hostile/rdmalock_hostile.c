@@ -326,7 +326,9 @@ static void hostile_conn_free(struct hostile_conn *hc)
 /* The region's length that the domain's nodes (ids map to slots) announce. */
 static u32 hostile_region_len(const struct hostile_attack *a)
 {
-	return rdmalock_region_len_for(rdmalock_locks_len(a->locks, false));
+	return rdmalock_region_len_for(rdmalock_locks_len(a->locks,
+							  RDMALOCK_DEFAULT_DESCRIPTORS,
+							  false));
 }
 
 /* Our hello: what a node of the domain would say, but for @flags. */

@@ -132,7 +132,7 @@ join_dlm_lockspace() {
 create_fs_domain() {
 	rdmalockctl domain create $FS --node-id "$VMTEST_NODE" --nodes "$VMTEST_NODES" \
 		--key-file "$(key_file)" --port 7501 --algo "$GFS2_ALGO" \
-		--locks-per-node 4096 --named
+		--locks-per-node 4096 --descriptors 8192 --named
 }
 
 make_fs() {

@@ -21,6 +21,13 @@
 #    ignored (--deaf, the negative control), requests for kept locks time
 #    out; with asynchronous requests (--async), a quarter of them cancelled
 #    as soon as made: the same, and requests were cancelled;
+#  - a node out of queue descriptors: in nm-pool, 64 descriptors a node,
+#    node 0 alone runs one caching thread on 200 named locks, which keeps
+#    every lock it took: the pool runs dry, its waits for a descriptor
+#    make the node ask its kept locks back through their blocking
+#    callbacks, and the thread goes on without an error; with the
+#    callbacks ignored (the negative control), the wait for a descriptor
+#    times out;
 #  - conversions on ShiftLock, through one session's open file: EX
 #    converted down to PR admits a PR beside it and no EX; PR to EX is
 #    refused (EDEADLK) while the other PR holds, and the lock stays PR;
@@ -269,6 +276,33 @@ note_token() {
 		test -s /tmp/token-before-cut
 }
 
+pool_up() {
+	create nm-pool 7405 alock 128 --named --descriptors 64 &&
+		retry 60 domain_up nm-pool
+}
+
+dmesg_says() { dmesg -s 1048576 | grep -qF "$1"; }
+
+# pool_round [--deaf]: node 0 alone, one thread caching up to 200 locks of
+# nm-pool. Without --deaf: no error, no violation, and callbacks came
+# (nobody else wants the locks: the pool asked for them). With it: it
+# fails, on a wait that timed out, and nothing else.
+pool_round() {
+	local out rc=0
+
+	out=$(ctl torture nm-pool --cache --threads 1 --locks 200 \
+		--duration 8000 "$@" 2>&1) || rc=$?
+	echo "$out" >&2
+	echo "$out" | grep -q '^violations: 0$' || return 1
+	if [ "${1:-}" = --deaf ]; then
+		[ "$rc" -ne 0 ] && echo "$out" | grep -q '^errors: [1-9]' &&
+			echo "$out" | grep -q '^first_error: Connection timed out$'
+	else
+		[ "$rc" -eq 0 ] && echo "$out" | grep -q '^errors: 0$' &&
+			echo "$out" | grep -q '^blocked: [1-9]'
+	fi
+}
+
 # torture_pair ROUND WHAT DOMAIN TAG LOCKS ARGS...: a round of ROUND
 # (torture_round or cached_round), which checks WHAT, then its counters.
 torture_pair() {
@@ -455,11 +489,11 @@ async_round() {
 
 
 if [ "$VMTEST_NODE" -eq 0 ]; then
-	tap_plan 51
+	tap_plan 56
 elif [ "$VMTEST_NODE" -eq "$victim" ]; then
-	tap_plan 32
+	tap_plan 34
 else
-	tap_plan 40
+	tap_plan 42
 fi
 kmemleak_forget
 tap_check "rdmalock.ko loads" load_rdmalock
@@ -527,6 +561,18 @@ tap_check "caching torture with async requests: counters exact" \
 	counters_exact nm-alock async 6
 tap_check "with the callbacks ignored, requests for kept locks time out" \
 	deaf_round nm-alock
+tap_check "nm-pool, 64 descriptors a node, created and up" pool_up
+barrier pool-up
+if [ "$VMTEST_NODE" -eq 0 ]; then
+	tap_check "one caching thread on 200 locks, 64 descriptors: no error, kept locks asked back" \
+		pool_round
+	tap_check "and the pool did run dry" dmesg_says \
+		'rdmalock: nm-pool: all 64 queue descriptors are in use'
+	tap_check "with its callbacks ignored, the wait for a descriptor times out" \
+		pool_round --deaf
+fi
+barrier pool-done 300
+tap_check "nm-pool destroyed" ctl domain destroy nm-pool
 torture_pair convert_round "no violation, callbacks heard, locks converted down" \
 	nm-shift convert 6 --local 50 --read 50 --duration $((2 * TORTURE_MS))
 tap_check "conversions that let go a moment let writers in: violations" gap_round
