@@ -69,16 +69,22 @@ static int rdmalock_lock_resolve(struct rdmalock_lock *lk, const void *name,
 /*
  * The handle of @w, still holding through it, moves to @ent: its
  * resolution, and its place among this node's holders, which the caller
- * posts again once the lock is claimed. Return: whether it had a place.
+ * posts again once the lock is claimed. Its owner may be releasing it
+ * meanwhile, outside the gate: the old resolution is given back once the
+ * owner can no longer reach it. Return: whether it had a place.
  */
 static bool rdmalock_lock_move(struct rdmalock_lock *lk, struct rdmalock_name *ent)
 {
-	bool holder = rdmalock_blocking_unhold(lk);
+	struct rdmalock_name *old = lk->ent;
+	bool holder;
 
-	rdmalock_name_put(lk->dom->ls->names, lk->ent);
+	spin_lock_bh(&lk->ent_lock);
+	holder = rdmalock_blocking_move(lk, ent);
 	lk->ent = ent;
 	lk->home = ent->home;
 	lk->slot_off = rdmalock_table_offset(ent->slot);
+	spin_unlock_bh(&lk->ent_lock);
+	rdmalock_name_put(lk->dom->ls->names, old);
 	return holder;
 }
 

@@ -161,6 +161,7 @@ static void rdmalock_blocking_run(struct work_struct *work)
 void rdmalock_blocking_init(struct rdmalock_lock *lk)
 {
 	INIT_LIST_HEAD(&lk->holding);
+	spin_lock_init(&lk->ent_lock);
 }
 EXPORT_SYMBOL_IF_KUNIT(rdmalock_blocking_init);
 
@@ -347,12 +348,14 @@ void rdmalock_blocking_ask(struct rdmalock_lock *lk, unsigned int mode)
 
 	if (!lk->ent)
 		return;
+	spin_lock_bh(&lk->ent_lock);
 	in = rdmalock_lock_interest(lk);
-	spin_lock_bh(&in->lock);
+	spin_lock(&in->lock);
 	list_for_each_entry(h, &in->holders, holding)
 		if (h != lk)
 			rdmalock_tell_holder(h, cls + 1);
-	spin_unlock_bh(&in->lock);
+	spin_unlock(&in->lock);
+	spin_unlock_bh(&lk->ent_lock);
 	rdmalock_blocking_tell_nodes(lk, cls, &rdmalock_forever);
 }
 
@@ -365,15 +368,20 @@ void rdmalock_blocking_ask(struct rdmalock_lock *lk, unsigned int mode)
  */
 void rdmalock_blocking_unwait(struct rdmalock_lock *lk)
 {
-	struct rdmalock_interest *in = rdmalock_lock_interest(lk);
+	struct rdmalock_interest *in;
 
 	if (!lk->waits)
 		return;
-	spin_lock_bh(&in->lock);
+	/* Granted, it may meet a view change that moves it. */
+	spin_lock_bh(&lk->ent_lock);
+	in = rdmalock_lock_interest(lk);
+	spin_lock(&in->lock);
 	in->waiting[lk->cls]--;
 	lk->waits = false;
-	spin_unlock_bh(&in->lock);
+	spin_unlock(&in->lock);
+	spin_unlock_bh(&lk->ent_lock);
 }
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_blocking_unwait);
 
 /**
  * rdmalock_blocking_granted() - @lk was granted its named lock
@@ -417,6 +425,24 @@ int rdmalock_blocking_granted(struct rdmalock_lock *lk)
 	return 0;
 }
 
+/* Under @lk's ent_lock. */
+static bool rdmalock_blocking_unhold_locked(struct rdmalock_lock *lk)
+{
+	struct rdmalock_interest *in = rdmalock_lock_interest(lk);
+	bool held;
+
+	lockdep_assert_held(&lk->ent_lock);
+	spin_lock(&in->lock);
+	held = !list_empty(&lk->holding);
+	if (held) {
+		in->holding[lk->cls]--;
+		list_del_init(&lk->holding);
+		WRITE_ONCE(lk->blocked, 0);
+	}
+	spin_unlock(&in->lock);
+	return held;
+}
+
 /**
  * rdmalock_blocking_unhold() - @lk is about to release its lock
  * @lk: the handle
@@ -428,24 +454,47 @@ int rdmalock_blocking_granted(struct rdmalock_lock *lk)
  */
 bool rdmalock_blocking_unhold(struct rdmalock_lock *lk)
 {
-	struct rdmalock_interest *in;
 	bool held;
 
 	if (list_empty(&lk->holding))
 		return false;
-	in = rdmalock_lock_interest(lk);
-	spin_lock_bh(&in->lock);
-	/* Again under the lock: a view change's move may unhold it too. */
-	held = !list_empty(&lk->holding);
-	if (held) {
-		in->holding[lk->cls]--;
-		list_del_init(&lk->holding);
-		WRITE_ONCE(lk->blocked, 0);
-	}
-	spin_unlock_bh(&in->lock);
+	/* Again under the locks: a view change's move may unhold it too. */
+	spin_lock_bh(&lk->ent_lock);
+	held = rdmalock_blocking_unhold_locked(lk);
+	spin_unlock_bh(&lk->ent_lock);
 	return held;
 }
 EXPORT_SYMBOL_IF_KUNIT(rdmalock_blocking_unhold);
+
+/**
+ * rdmalock_blocking_move() - a view change moves @lk's held lock to @to
+ * @lk: a handle holding a named lock whose home left, under its
+ *	&rdmalock_lock.ent_lock
+ * @to: the name's resolution at its new home
+ *
+ * It stops being one of its node's holders at the old home (the caller
+ * posts it again at the new one), and a wait it has not ended yet (its
+ * grant raced the view change) is counted at the new home, where its
+ * rdmalock_blocking_unwait() will look.
+ *
+ * Return: whether it was one of its node's holders.
+ */
+bool rdmalock_blocking_move(struct rdmalock_lock *lk, struct rdmalock_name *to)
+{
+	struct rdmalock_interest *from = rdmalock_lock_interest(lk);
+	bool held = rdmalock_blocking_unhold_locked(lk);
+
+	if (lk->waits) {
+		spin_lock(&from->lock);
+		from->waiting[lk->cls]--;
+		spin_unlock(&from->lock);
+		spin_lock(&to->interest.lock);
+		to->interest.waiting[lk->cls]++;
+		spin_unlock(&to->interest.lock);
+	}
+	return held;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_blocking_move);
 
 /**
  * rdmalock_blocking_settle() - write this node's bits, after a wait or hold ended

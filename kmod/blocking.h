@@ -97,6 +97,7 @@ struct rdmalock_interest {
 
 struct rdmalock_how;
 struct rdmalock_lock;
+struct rdmalock_name;
 struct rdmalock_names;
 
 void rdmalock_interest_init(struct rdmalock_interest *in);
@@ -114,6 +115,7 @@ void rdmalock_blocking_unwait(struct rdmalock_lock *lk);
 void rdmalock_blocking_ask(struct rdmalock_lock *lk, unsigned int mode);
 int rdmalock_blocking_granted(struct rdmalock_lock *lk);
 bool rdmalock_blocking_unhold(struct rdmalock_lock *lk);
+bool rdmalock_blocking_move(struct rdmalock_lock *lk, struct rdmalock_name *to);
 void rdmalock_blocking_settle(struct rdmalock_lock *lk);
 void rdmalock_blocking_cancel(struct rdmalock_lock *lk);
 void rdmalock_blocking_attach(struct rdmalock_names *nm);

@@ -55,6 +55,12 @@ struct rdmalock_lock {
 	u32 home;
 	u64 slot_off;
 	struct rdmalock_name *ent;	/* a named lock's resolution */
+	/*
+	 * Guards @ent, and the interest it points to, against a view
+	 * change's move of a held lock to its new home, for the owner's
+	 * calls that use them outside the gate; before the interest's lock.
+	 */
+	spinlock_t ent_lock;
 	struct rdmalock_waiter *w;
 	unsigned int mode;		/* RDMALOCK_MODE_*, while it holds */
 	bool nl;			/* holds NL: no lock word */

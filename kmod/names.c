@@ -665,6 +665,7 @@ void rdmalock_names_press(struct rdmalock_names *nm)
 {
 	queue_work(nm->cb_wq, &nm->press);
 }
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_names_press);
 
 /**
  * rdmalock_names_ls() - the lockspace of named locks

@@ -413,6 +413,82 @@ static void malformed_blocking_messages_tell_nobody(struct kunit *test)
 	names_done(test, ent);
 }
 
+/*
+ * A node out of descriptors asks every lock kept on it back, as an
+ * exclusive request would: the shared holder too, of another name, and
+ * each once.
+ */
+static void the_pool_asks_every_kept_lock_back(struct kunit *test)
+{
+	struct names_ctx *c = test->priv;
+	struct told tex = {}, tsh = {};
+	struct rdmalock_lock *ex, *sh;
+	struct rdmalock_name *ent, *other;
+	struct rdmalock_domain *dom;
+
+	ent = names_domain(test, &dom);
+	other = get(test, "b");
+	ex = holder(test, dom, ent, RDMALOCK_CLASS_EX, &tex);
+	sh = holder(test, dom, other, RDMALOCK_CLASS_SH, &tsh);
+
+	rdmalock_names_press(c->nm);
+	/* The press, then the callbacks it queued. */
+	flush_workqueue(rdmalock_names_cb_wq(c->nm));
+	flush_workqueue(rdmalock_names_cb_wq(c->nm));
+	rdmalock_names_press(c->nm);
+	flush_workqueue(rdmalock_names_cb_wq(c->nm));
+	flush_workqueue(rdmalock_names_cb_wq(c->nm));
+	KUNIT_EXPECT_EQ(test, tex.calls, 1);
+	KUNIT_EXPECT_EQ(test, tex.mode, RDMALOCK_MODE_EX);
+	KUNIT_EXPECT_EQ(test, tsh.calls, 1);
+	KUNIT_EXPECT_EQ(test, tsh.mode, RDMALOCK_MODE_EX);
+
+	rdmalock_blocking_unhold(ex);
+	rdmalock_blocking_unhold(sh);
+	rdmalock_blocking_cancel(ex);
+	rdmalock_blocking_cancel(sh);
+	rdmalock_name_put(c->nm, other);
+	names_done(test, ent);
+}
+
+/*
+ * A view change moves a held lock whose grant raced it, before its owner
+ * ended the wait: the wait is counted at the new home, where the owner's
+ * unwait ends it, and the hold leaves the old home. Without the move of
+ * the wait the new home's count would wrap below zero.
+ */
+static void a_move_carries_the_wait_of_a_racing_grant(struct kunit *test)
+{
+	struct names_ctx *c = test->priv;
+	struct rdmalock_name *ent, *to;
+	struct rdmalock_domain *dom;
+	struct rdmalock_lock *lk;
+	struct told t = {};
+
+	ent = names_domain(test, &dom);
+	to = get(test, "b");
+	lk = holder(test, dom, ent, RDMALOCK_CLASS_EX, &t);
+	/* What rdmalock_blocking_wait() counted before the grant. */
+	ent->interest.waiting[RDMALOCK_CLASS_EX]++;
+	lk->waits = true;
+
+	spin_lock_bh(&lk->ent_lock);
+	KUNIT_EXPECT_TRUE(test, rdmalock_blocking_move(lk, to));
+	lk->ent = to;
+	spin_unlock_bh(&lk->ent_lock);
+	KUNIT_EXPECT_EQ(test, ent->interest.holding[RDMALOCK_CLASS_EX], 0);
+	KUNIT_EXPECT_EQ(test, ent->interest.waiting[RDMALOCK_CLASS_EX], 0);
+	KUNIT_EXPECT_EQ(test, to->interest.waiting[RDMALOCK_CLASS_EX], 1);
+	rdmalock_blocking_unwait(lk);
+	KUNIT_EXPECT_EQ(test, to->interest.waiting[RDMALOCK_CLASS_EX], 0);
+	KUNIT_EXPECT_EQ(test, ent->interest.waiting[RDMALOCK_CLASS_EX], 0);
+	KUNIT_EXPECT_FALSE(test, lk->waits);
+
+	rdmalock_blocking_cancel(lk);
+	rdmalock_name_put(c->nm, to);
+	names_done(test, ent);
+}
+
 static void homes_follow_the_view(struct kunit *test)
 {
 	/* A member is its names' home; the next member is a departed one's. */
@@ -494,6 +570,8 @@ static struct kunit_case rdmalock_names_cases[] = {
 	KUNIT_CASE(ids_are_homed_as_ids),
 	KUNIT_CASE(a_blocked_request_tells_the_holders_it_blocks),
 	KUNIT_CASE(malformed_blocking_messages_tell_nobody),
+	KUNIT_CASE(the_pool_asks_every_kept_lock_back),
+	KUNIT_CASE(a_move_carries_the_wait_of_a_racing_grant),
 	{}
 };
 
