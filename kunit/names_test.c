@@ -270,6 +270,13 @@ static void tell(void *arg, unsigned int mode)
 	t->mode = mode;
 }
 
+static void expect_told(struct kunit *test, const struct told *t,
+			unsigned int calls, unsigned int mode)
+{
+	KUNIT_EXPECT_EQ(test, t->calls, calls);
+	KUNIT_EXPECT_EQ(test, t->mode, mode);
+}
+
 /*
  * A domain around the names' lockspace, for handles, and the name "a";
  * names_done() gives them back.
@@ -350,10 +357,8 @@ static void a_blocked_request_tells_the_holders_it_blocks(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, tex.calls + tsh.calls, 1);
 	/* An exclusive one: both, the exclusive holder again. */
 	blocked(test, 0, ent, ent->slot, RDMALOCK_CLASS_EX + 1);
-	KUNIT_EXPECT_EQ(test, tex.calls, 2);
-	KUNIT_EXPECT_EQ(test, tex.mode, RDMALOCK_MODE_EX);
-	KUNIT_EXPECT_EQ(test, tsh.calls, 1);
-	KUNIT_EXPECT_EQ(test, tsh.mode, RDMALOCK_MODE_EX);
+	expect_told(test, &tex, 2, RDMALOCK_MODE_EX);
+	expect_told(test, &tsh, 1, RDMALOCK_MODE_EX);
 	/* Released: told nothing more, until its next grant. */
 	rdmalock_blocking_unhold(ex);
 	rdmalock_blocking_unhold(sh);
@@ -413,6 +418,14 @@ static void malformed_blocking_messages_tell_nobody(struct kunit *test)
 	names_done(test, ent);
 }
 
+/* The pool ran out: the press, then the callbacks it queued, run. */
+static void pressed(struct rdmalock_names *nm)
+{
+	rdmalock_names_press(nm);
+	flush_workqueue(rdmalock_names_cb_wq(nm));
+	flush_workqueue(rdmalock_names_cb_wq(nm));
+}
+
 /*
  * A node out of descriptors asks every lock kept on it back, as an
  * exclusive request would: the shared holder too, of another name, and
@@ -431,17 +444,10 @@ static void the_pool_asks_every_kept_lock_back(struct kunit *test)
 	ex = holder(test, dom, ent, RDMALOCK_CLASS_EX, &tex);
 	sh = holder(test, dom, other, RDMALOCK_CLASS_SH, &tsh);
 
-	rdmalock_names_press(c->nm);
-	/* The press, then the callbacks it queued. */
-	flush_workqueue(rdmalock_names_cb_wq(c->nm));
-	flush_workqueue(rdmalock_names_cb_wq(c->nm));
-	rdmalock_names_press(c->nm);
-	flush_workqueue(rdmalock_names_cb_wq(c->nm));
-	flush_workqueue(rdmalock_names_cb_wq(c->nm));
-	KUNIT_EXPECT_EQ(test, tex.calls, 1);
-	KUNIT_EXPECT_EQ(test, tex.mode, RDMALOCK_MODE_EX);
-	KUNIT_EXPECT_EQ(test, tsh.calls, 1);
-	KUNIT_EXPECT_EQ(test, tsh.mode, RDMALOCK_MODE_EX);
+	pressed(c->nm);
+	pressed(c->nm);
+	expect_told(test, &tex, 1, RDMALOCK_MODE_EX);
+	expect_told(test, &tsh, 1, RDMALOCK_MODE_EX);
 
 	rdmalock_blocking_unhold(ex);
 	rdmalock_blocking_unhold(sh);

@@ -33,6 +33,8 @@
 #  - every node unmounts; fsck.gfs2 -n finds nothing wrong.
 # GFS2_ALGO picks the rdmalock domain's algorithm; gfs2-negative.sh sets
 # test-none, a lock that excludes nobody, which these checks must see.
+# GFS2_DESCRIPTORS, its queue descriptors a node: fewer than the glocks
+# GFS2 keeps make the nodes ask GFS2 for them back (blocking callbacks).
 # Settings come from vmtest --set, whose values have no spaces: GFS2_LMS
 # is comma-separated.
 . ./lib.sh
@@ -40,6 +42,7 @@
 : "${GFS2_ALGO:=shiftlock}"
 : "${GFS2_LMS:=dlm,rdmalock}"
 : "${GFS2_BENCH:=none}"
+: "${GFS2_DESCRIPTORS:=8192}"
 # A lock that excludes nobody has no recovery to show.
 case "$GFS2_ALGO" in
 test-*) : "${GFS2_DEATH:=0}" ;;
@@ -132,7 +135,7 @@ join_dlm_lockspace() {
 create_fs_domain() {
 	rdmalockctl domain create $FS --node-id "$VMTEST_NODE" --nodes "$VMTEST_NODES" \
 		--key-file "$(key_file)" --port 7501 --algo "$GFS2_ALGO" \
-		--locks-per-node 4096 --descriptors 8192 --named
+		--locks-per-node 4096 --descriptors "$GFS2_DESCRIPTORS" --named
 }
 
 make_fs() {
