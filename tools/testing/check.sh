@@ -56,11 +56,10 @@ group models "$testing/models.sh"
 # fabric begins with smoke's checks: one boot less per kernel.
 group fabric-stock "$testing/vm/vmtest.sh" --scenario fabric --kernel stock \
 	--outdir "$out/fabric-stock"
-group fabric-debug "$testing/vm/vmtest.sh" --scenario fabric --kernel debug \
-	--outdir "$out/fabric-debug"
 # Emulated atomics are messages, whose path fabric-stock takes on 6.1;
 # what is their own (the request table, its locking) lockdep and KASAN
-# check on the debug kernel.
+# check on the debug kernel. It is fabric's scenario, so they see the rest
+# of fabric's paths there too: no fabric-debug.
 group emulated-debug "$testing/vm/vmtest.sh" --scenario fabric-emulated \
 	--kernel debug --outdir "$out/emulated-debug"
 # Only the debug kernel has the fault-injection framework.
@@ -76,10 +75,12 @@ group hostile-stock "$testing/vm/vmtest.sh" --scenario fabric-hostile \
 	--kernel stock --timeout 600 --outdir "$out/hostile-stock"
 group hostile-debug "$testing/vm/vmtest.sh" --scenario fabric-hostile \
 	--kernel debug --timeout 900 --outdir "$out/hostile-debug"
+# No alock-debug: lockdep and KASAN see ALock's, cas's and mcs's paths in
+# membership-debug (their tortures, holders and waiters lost with their
+# nodes), names-debug (ALock's cohorts, locks held by a file, the sample
+# client) and kunit (the home-node cohort).
 group alock-stock "$testing/vm/vmtest.sh" --scenario alock --kernel stock \
 	--timeout 600 --outdir "$out/alock-stock"
-group alock-debug "$testing/vm/vmtest.sh" --scenario alock --kernel debug \
-	--timeout 1500 --outdir "$out/alock-debug"
 group membership-stock "$testing/vm/vmtest.sh" --scenario membership \
 	--kernel stock --timeout 900 --outdir "$out/membership-stock"
 # Fencing and lock recovery run only on failures: lockdep and KASAN there.
