@@ -3,7 +3,9 @@
  * rdmalock statistics in debugfs: /sys/kernel/debug/rdmalock/<domain>/peers
  * shows, per node of the domain, its connection and the counters of every
  * verb and message to it, as `rdmalockctl domain status` does; .../view
- * shows where the domain's membership stands (membership.c).
+ * shows where the domain's membership stands (membership.c); .../locks
+ * how many of the node's queue descriptors are in use, to size a
+ * domain's pool (lockspace.c).
  *
  * debugfs waits for readers of a file it removes, and a domain's files
  * are removed before the domain is freed, so a reader never sees a freed
@@ -53,6 +55,19 @@ static int rdmalock_view_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(rdmalock_view);
 
+static int rdmalock_locks_show(struct seq_file *m, void *unused)
+{
+	struct rdmalock_lockspace *ls = ((struct rdmalock_domain *)m->private)->ls;
+
+	/* A moment's picture: the pool changes under the reader. */
+	seq_printf(m, "descriptors: %u in use of %u, %d lost\n",
+		   bitmap_weight(ls->used, ls->descs), ls->descs,
+		   atomic_read(&ls->lost) - atomic_read(&ls->recovered));
+	seq_printf(m, "acquisitions: %lld\n", atomic64_read(&ls->acquisitions));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(rdmalock_locks);
+
 /**
  * rdmalock_stats_domain_add() - create a domain's debugfs files
  * @dom: the domain, with its fabric
@@ -64,6 +79,7 @@ void rdmalock_stats_domain_add(struct rdmalock_domain *dom)
 	dom->debugfs = debugfs_create_dir(dom->attr.name, rdmalock_debugfs_root);
 	debugfs_create_file("peers", 0400, dom->debugfs, dom, &rdmalock_peers_fops);
 	debugfs_create_file("view", 0400, dom->debugfs, dom, &rdmalock_view_fops);
+	debugfs_create_file("locks", 0400, dom->debugfs, dom, &rdmalock_locks_fops);
 }
 
 /**

@@ -25,9 +25,9 @@
 #    node 0 alone runs one caching thread on the 100 named locks homed on
 #    it, which keeps every lock it took: the pool runs dry, its waits for
 #    a descriptor make the node ask its kept locks back through their
-#    blocking callbacks, and the thread goes on without an error; with
-#    the callbacks ignored (the negative control), the wait for a
-#    descriptor times out;
+#    blocking callbacks, and the thread goes on without an error, every
+#    descriptor free again at the end (debugfs); with the callbacks
+#    ignored (the negative control), the wait for a descriptor times out;
 #  - conversions on ShiftLock, through one session's open file: EX
 #    converted down to PR admits a PR beside it and no EX; PR to EX is
 #    refused (EDEADLK) while the other PR holds, and the lock stays PR;
@@ -490,7 +490,7 @@ async_round() {
 
 
 if [ "$VMTEST_NODE" -eq 0 ]; then
-	tap_plan 56
+	tap_plan 57
 elif [ "$VMTEST_NODE" -eq "$victim" ]; then
 	tap_plan 34
 else
@@ -569,6 +569,8 @@ if [ "$VMTEST_NODE" -eq 0 ]; then
 		pool_round
 	tap_check "and the pool did run dry" dmesg_says \
 		'rdmalock: nm-pool: all 64 queue descriptors are in use'
+	tap_check "and every descriptor is free again (debugfs)" grep -qx \
+		'descriptors: 0 in use of 64, 0 lost' /sys/kernel/debug/rdmalock/nm-pool/locks
 	tap_check "with its callbacks ignored, the wait for a descriptor times out" \
 		pool_round --deaf
 fi
