@@ -76,7 +76,9 @@ void rdmalock_cancel_request(struct rdmalock_lockspace *ls,
 	w = READ_ONCE(cancel->w);
 	if (w)
 		wake_up(&w->wq);
+	/* Or it waits at the gate, or for a descriptor, with none yet. */
 	wake_up_all(&ls->gate_wq);
+	wake_up_all(&ls->pool_wq);
 }
 EXPORT_SYMBOL_IF_KUNIT(rdmalock_cancel_request);
 

@@ -475,9 +475,9 @@ static void a_cancelled_waiter_leaves_the_queue(struct kunit *test)
 /*
  * Every descriptor of the pool is held (test-none grants every
  * acquisition, so one thread holds them all): a trylock is refused, a
- * timed acquisition waits until its deadline, and one that may wait for
- * ever waits, and is granted once a holder lets go. A pool that refused
- * at once, as it did, fails the last two.
+ * timed acquisition waits until its deadline, a cancelled one ends, and
+ * one that may wait for ever waits, and is granted once a holder lets
+ * go. A pool that refused at once, as it did, fails all but the first.
  */
 static void an_empty_pool_makes_acquisitions_wait(struct kunit *test)
 {
@@ -485,6 +485,7 @@ static void an_empty_pool_makes_acquisitions_wait(struct kunit *test)
 					      SMALL_POOL);
 	struct rdmalock_waiter **held, *w;
 	struct rdmalock_how how = { .try = true };
+	struct rdmalock_cancel cancel = {};
 	struct cohort_thread *t;
 	int i;
 
@@ -503,7 +504,15 @@ static void an_empty_pool_makes_acquisitions_wait(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rdmalock_ls_acquire(c->ls, 0, c->slot_off,
 						  RDMALOCK_MODE_EX, &how, &w), -ETIMEDOUT);
 	KUNIT_EXPECT_FALSE(test, time_before(jiffies, how.deadline));
-	t = cohort_start(c, 1, 1);
+	/* A cancellation ends a wait for a descriptor, as any other. */
+	t = cohort_start_cancellable(c, 1, 1, &cancel);
+	msleep(100);
+	KUNIT_EXPECT_FALSE(test, completion_done(&t->done));
+	rdmalock_cancel_request(c->ls, &cancel);
+	KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&t->done,
+							    msecs_to_jiffies(WAIT_MS)));
+	KUNIT_EXPECT_EQ(test, t->ret, -ETIMEDOUT);
+	t = cohort_start(c, 2, 1);
 	msleep(100);
 	KUNIT_EXPECT_FALSE(test, completion_done(&t->done));
 	KUNIT_EXPECT_EQ(test, rdmalock_ls_release(c->ls, held[0]), 0);
