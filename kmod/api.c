@@ -620,14 +620,13 @@ static int rdmalock_acquire_sync(struct rdmalock_lock *lk, unsigned int mode,
  * the domain is or was destroyed: a destroyed domain grants nothing more,
  * and waiters fail at its destruction; -EINVAL for a bad mode; -EBUSY
  * when @lk already holds its lock (in any mode: rdmalock_lock_convert()
- * changes it), or has a request under way
- * (rdmalock_lock_async()). A node whose queue descriptors (the domain's
+ * changes it), or has a request under way (rdmalock_lock_async()). A
+ * node whose queue descriptors (the domain's
  * &rdmalock_domain_create.descriptors) are all taken by acquisitions under
  * way makes the call wait for one, and tells its holders of named locks
  * with a blocking callback that a request waits for their locks. Under
- * ShiftLock
- * with lease recovery only: -ENOTCONN also when the node of the waiter
- * queued before this one is lost; -ECONNRESET when the lock was reset,
+ * ShiftLock with lease recovery only: -ENOTCONN also when the node of the
+ * waiter queued before this one is lost; -ECONNRESET when the lock was reset,
  * after a holder failed, while this one waited: try again; -ETIME when
  * the grant came after this holder's lease had run out: the lock is not
  * held, and is free again once a waiter has it reset.
