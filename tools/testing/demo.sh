@@ -15,7 +15,7 @@ rc=0
 echo "rdmalock demo: $nodes QEMU guests, Soft-RoCE (rxe0) on a private bridge"
 for tap in "$out"/node*.tap; do
 	echo
-	sed -n 's/^# \{0,1\}//p' "$tap" | grep -v '^vmtest-done'
+	sed -n 's/^# \{0,1\}//p' "$tap" | grep -Ev '^(vmtest-done|took [0-9]+ s$)'
 done
 echo
 grep -v '^vmtest.sh: logs' "$out.log"

@@ -9,18 +9,31 @@
 # line per test. Diagnostics go to stderr (the guest console).
 
 TAP_N=0
+TAP_LAST=0
 
-tap_plan() { echo "1..$1"; }
+# Uptime in hundredths of a second.
+uptime_cs() { tr -d . </proc/uptime | cut -d' ' -f1; }
 
-tap_ok() {
-	TAP_N=$((TAP_N + 1))
-	echo "ok $TAP_N - $*"
+tap_plan() {
+	echo "1..$1"
+	TAP_LAST=$(uptime_cs)
 }
 
-tap_not_ok() {
+# tap_result ok|"not ok" DESCRIPTION: the line, then a TAP comment with
+# the seconds since the previous one, to find where a scenario's time goes.
+tap_result() {
+	local now
+
+	now=$(uptime_cs)
 	TAP_N=$((TAP_N + 1))
-	echo "not ok $TAP_N - $*"
+	echo "$1 $TAP_N - $2"
+	[ "$TAP_LAST" -eq 0 ] || echo "# took $(((now - TAP_LAST) / 100)) s"
+	TAP_LAST=$now
 }
+
+tap_ok() { tap_result ok "$*"; }
+
+tap_not_ok() { tap_result "not ok" "$*"; }
 
 # tap_check DESCRIPTION COMMAND...: one test, passing when COMMAND does.
 # The command's output goes to stderr, so the console log keeps it.

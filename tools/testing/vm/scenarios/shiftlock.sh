@@ -27,6 +27,9 @@
 # holding a write lock, and queued between two writers for another: the
 # others get both locks after the leases, and a torture among them
 # afterwards is exact.
+#
+# On the debug kernel, the torture runs at 0 and 95% reads only, and the
+# verbs, the hot lock and the streams not at all (MEASURES below).
 . ./lib.sh
 
 : "${TORTURE_MS:=1500}"
@@ -54,10 +57,14 @@ CLAIM_R=6
 READS="0 50 95"
 # The debug kernel (the one with kmemleak) is about ten times slower.
 [ ! -e "$KMEMLEAK" ] || READS="0 95"
-# A stream must outlast the batch of 16 writers a reader may wait behind;
-# on the debug kernel hand-overs are slow enough that 6 s may not.
+# A stream must outlast the batch of 16 writers a reader may wait behind.
 STREAM_MS=6000
-[ ! -e "$KMEMLEAK" ] || STREAM_MS=20000
+# What measures (exact verbs, failed atomics, starvation) runs on the stock
+# kernel only: it takes no path the torture and the failures do not, and
+# the debug kernel's slowness only blurs it. On the debug kernel the
+# streams once needed 20 s each.
+MEASURES=1
+[ ! -e "$KMEMLEAK" ] || MEASURES=0
 TORTURE_TESTS=$((2 * 2 * $(echo "$READS" | wc -w)))
 n=$(num_nodes)
 victim=$((n - 1))
@@ -371,27 +378,33 @@ finished() {
 }
 
 # lock_after_reset DOMAIN ID [MIN-RESETS]: take the write lock ID, trying
-# again while it is reset under us (ECONNRESET); prints how long that
-# took, and fails if it saw fewer than MIN-RESETS resets.
+# again while it is reset under us (ECONNRESET) or granted past its lease
+# (ETIME: no grant, as a node slowed down by the debug kernel may see);
+# prints how long that took, and fails if it saw fewer than MIN-RESETS
+# resets.
 lock_after_reset() {
-	local start end tries=0 out
+	local start end tries=0 resets=0 out
 
 	start=$(date +%s)
 	until out=$(ctl lock "$1" "$2" -- true 2>&1); do
 		echo "$out" >&2
-		echo "$out" | grep -q 'Connection reset' || return 1
+		case $out in
+		*'Connection reset'*) resets=$((resets + 1)) ;;
+		*'Timer expired'*) ;;
+		*) return 1 ;;
+		esac
 		tries=$((tries + 1))
 		[ "$tries" -lt 20 ] || return 1
 	done
 	end=$(date +%s)
-	echo "granted after $((end - start)) s and $tries resets" >&2
-	[ "$tries" -ge "${3:-0}" ]
+	echo "granted after $((end - start)) s, $resets resets and $((tries - resets)) grants past the lease" >&2
+	[ "$resets" -ge "${3:-0}" ]
 }
 
 case $VMTEST_NODE in
-0) tap_plan $((20 + TORTURE_TESTS)) ;;
-1) tap_plan $((24 + TORTURE_TESTS)) ;;
-"$victim") tap_plan $((8 + TORTURE_TESTS)) ;;
+0) tap_plan $((19 + MEASURES + TORTURE_TESTS)) ;;
+1) tap_plan $((20 + 4 * MEASURES + TORTURE_TESTS)) ;;
+"$victim") tap_plan $((6 + 2 * MEASURES + TORTURE_TESTS)) ;;
 *) tap_plan $((12 + TORTURE_TESTS)) ;;
 esac
 kmemleak_forget
@@ -429,7 +442,7 @@ esac
 # on node 0, lock 1 on node 1. A remote writer's requests to the home
 # node are sends, which heartbeats blur; what it does not post is exact.
 barrier verbs-0
-[ "$VMTEST_NODE" -ne 1 ] || {
+[ "$MEASURES" -eq 0 ] || [ "$VMTEST_NODE" -ne 1 ] || {
 	tap_check "an uncontended writer on the lock's home node: 1 FAA to acquire, 1 to release" \
 		verbs_of_one_lock dom-shift 1 "" 0 2
 	tap_check "an uncontended remote writer: no atomic, the home node queues it" \
@@ -441,9 +454,9 @@ barrier verbs-0
 }
 barrier verbs-done
 
-contended_round dom-shift
-contended_round dom-cas
-if [ "$VMTEST_NODE" -eq 0 ]; then
+[ "$MEASURES" -eq 0 ] || contended_round dom-shift
+[ "$MEASURES" -eq 0 ] || contended_round dom-cas
+if [ "$MEASURES" -eq 1 ] && [ "$VMTEST_NODE" -eq 0 ]; then
 	read -r shift_failed shift_deleg <<EOF
 $(failed_per_acq dom-shift)
 EOF
@@ -461,15 +474,19 @@ fi
 # the reader in 6 s streams, which on the debug kernel need not outlast
 # a batch of 16 slow hand-overs (granted 2 s into a 20 s stream since).
 if [ "$VMTEST_NODE" -eq "$victim" ]; then
-	tap_check "a writer gets the lock during a stream of readers" \
-		granted_during_stream "" 100
-	tap_check "a reader gets the lock during a stream of writers" \
-		granted_during_stream --shared 0
+	if [ "$MEASURES" -eq 1 ]; then
+		tap_check "a writer gets the lock during a stream of readers" \
+			granted_during_stream "" 100
+		tap_check "a reader gets the lock during a stream of writers" \
+			granted_during_stream --shared 0
+	fi
 	tap_check "the victim holds lock $DEAD_LOCK of dom-hold" victim_holds_dead_lock
 	victim_dies
 fi
-stream 100
-stream 0
+if [ "$MEASURES" -eq 1 ]; then
+	stream 100
+	stream 0
+fi
 
 VMTEST_GONE=$victim
 tap_check "the victim holds lock 1 of dom-fail" published "$victim" held
