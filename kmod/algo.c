@@ -14,6 +14,7 @@ static const struct rdmalock_algo *const rdmalock_algos[] = {
 	&rdmalock_cas_algo,
 	&rdmalock_mcs_algo,
 	&rdmalock_shiftlock_algo,
+	&rdmalock_dslr_algo,
 	&rdmalock_test_none_algo,
 	&rdmalock_test_mixed_algo,
 };

@@ -285,6 +285,7 @@ extern const struct rdmalock_algo rdmalock_alock_algo;
 extern const struct rdmalock_algo rdmalock_cas_algo;
 extern const struct rdmalock_algo rdmalock_mcs_algo;
 extern const struct rdmalock_algo rdmalock_shiftlock_algo;
+extern const struct rdmalock_algo rdmalock_dslr_algo;
 extern const struct rdmalock_algo rdmalock_test_none_algo;
 extern const struct rdmalock_algo rdmalock_test_mixed_algo;
 

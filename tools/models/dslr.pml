@@ -31,6 +31,13 @@
  * oracle ends every lease, and the word need not be drained. That is how
  * a word frozen by a dead or expired designated resetter comes back.
  *
+ * -DZERO_ON_DRAIN: kmod/dslr.c's overflow reset. There is no designated
+ * resetter: a release, or an undo, whose atomic leaves the word frozen
+ * and drained (every ticket of its epoch accounted, no increment of a
+ * requester in it) zeroes it with one CAS from that value. Without
+ * FAULTS, that is, as the views recover the lock: no ticket is ever
+ * skipped, so none can be left behind in the old epoch.
+ *
  * The overflow reset and the forced one zero the word only when no waiter
  * still holds a ticket of the old epoch (ZERO_OK). That is a timing rule
  * §11 lacks; see models.rst "the stale waiter" for why it is needed and
@@ -62,6 +69,8 @@
  *                         look at what its FA returned
  *   NO_ZERO_GUARD         D11: §11's zeroing with only the max-regression
  *                         check to protect waiters of the old epoch
+ *   ZERO_UNDRAINED        with ZERO_ON_DRAIN: a frozen word zeroed by a
+ *                         release or an undo whether drained or not
  */
 #ifndef GLOBAL_ATOMICS
 #define GLOBAL_ATOMICS	/* one-step RDMA_CAS: nothing but the NIC RMWs the word */
@@ -130,6 +139,11 @@
 /* Alg. 1 l. 10/24: our FA took the field to COUNT_MAX. */
 #define DESIGNATED(p, m) \
 	(((m) == SH && MS(p) == CM - 1) || ((m) == EX && MX(p) == CM - 1))
+#ifdef ZERO_UNDRAINED
+#define DRAINED(v)	true
+#else
+#define DRAINED(v)	(NX(v) == MX(v) && NS(v) == MS(v))
+#endif
 #define RESET_FROM(p, m) \
 	((m) == SH -> WORD(MX(p), CM, MX(p), CM) : WORD(CM, MS(p), CM, MS(p)))
 #ifdef PRINTED_SHARED_RESET
@@ -273,6 +287,14 @@ acquire:
 			   :: else -> cur = old
 			   fi
 			od;
+#ifdef ZERO_ON_DRAIN
+			/* Our undo drained the frozen word: zero it. */
+			if
+			:: FROZEN(cur) && DRAINED(cur) ->
+				atomic { RDMA_CAS(L, cur, 0, old); if :: old == cur -> NEW_EPOCH :: else fi }
+			:: else
+			fi;
+#endif
 #endif
 			/*
 			 * The random backoff (A.3): retrying on a frozen word that
@@ -305,10 +327,12 @@ acquire:
 			goto acquire
 		:: else
 		fi;
+#ifndef ZERO_ON_DRAIN
 		if
 		:: DESIGNATED(tk[me], md[me]) -> rf = RESET_FROM(tk[me], md[me])
 		:: else
 		fi;
+#endif
 		/* Alg. 2: poll with READ. */
 		do
 		:: st[me] == HOLDING -> break
@@ -401,6 +425,15 @@ held:
 			fi;
 			st[me] = IDLE
 		};
+#ifdef ZERO_ON_DRAIN
+		/* Our release drained the frozen word: zero it. */
+		cur = (old + SERVED(md[me])) % WMOD;
+		if
+		:: !expired[me] && FROZEN(cur) && DRAINED(cur) ->
+			atomic { RDMA_CAS(L, cur, 0, old); if :: old == cur -> NEW_EPOCH :: else fi }
+		:: else
+		fi;
+#endif
 #endif
 		/* Alg. 3 l. 6-7, D5, D6: zero the drained word, and only that. */
 		if

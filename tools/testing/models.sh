@@ -237,6 +237,16 @@ check fail "dslr negative: printed zeroing loop, Alg. 3 l. 7 (D6)" dslr deadlock
 	-DFAULTS -DRESET_NEEDS_CRASH -DMAXRESETS=2 -DPRINTED_ZERO_LOOP
 check fail "dslr negative: one reset after a crash is not enough" dslr deadlock \
 	-DFAULTS -DRESET_NEEDS_CRASH
+# DSLR as kmod/dslr.c runs it: views recover the lock (no faults, no
+# lease), and whoever drains a frozen word zeroes it.
+check pass "dslr as kmod runs it, zeroed on drain: mutual exclusion, no deadlock" \
+	dslr both -DZERO_ON_DRAIN -DNP=3 -DROUNDS=1
+check pass "dslr as kmod runs it, 2 clients x 2 rounds: mutual exclusion, no deadlock" \
+	dslr both -DZERO_ON_DRAIN
+check pass "dslr as kmod runs it: starvation freedom from the ticket (weak fairness)" \
+	dslr ltl:starvation -DZERO_ON_DRAIN -DLIVENESS -DROUNDS=0
+check fail "dslr negative: zeroed on drain, but a frozen word zeroed undrained" dslr \
+	both -DZERO_ON_DRAIN -DZERO_UNDRAINED -DNP=3 -DROUNDS=1
 
 # Membership: the view change and recovery of kmod/membership.c and
 # kmod/recovery.c, three nodes, the lock homed on node 0, node leases in

@@ -33,7 +33,9 @@
 #   writers ask the home node to change the queue's tail (the default,
 #   --writer-cas 0); shiftlock-cas1's post one CAS of their own first
 #   (--writer-cas 1); shiftlock-cas's never ask (--writer-cas only): the
-#   plain CAS loop of the spec's §2.9.
+#   plain CAS loop of the spec's §2.9. dslr runs them too: its tickets
+#   serve readers together, and its p99.9 beside cas's shows what FIFO
+#   tickets do to the tail under contention.
 #
 # Throughput is summed over the nodes; latency percentiles are the worst
 # node's; verbs (all of which arrive at some lock's home node) and failed
@@ -48,6 +50,7 @@
 # CPUs are emulated.
 . ./lib.sh
 
+LOCK_ALGOS="alock cas mcs dslr"
 : "${BENCH_MS:=5000}"
 : "${BENCH_THREADS:=4}"
 : "${LAT_MS:=3000}"
@@ -219,7 +222,7 @@ table_head() {
 
 LOCAL_LOADS="local95 local50"
 PAPER_LOADS="zipf-r50 zipf-r95 hot-r50"
-PAPER_ALGOS="shiftlock shiftlock-cas1 shiftlock-cas alock cas mcs"
+PAPER_ALGOS="shiftlock shiftlock-cas1 shiftlock-cas dslr alock cas mcs"
 
 # bench_args WORKLOAD: the benchmark's arguments for it.
 bench_args() {
@@ -270,11 +273,11 @@ bench_domains_up() {
 		domain_up dom-shiftlock-cas
 }
 
-tap_plan 38
+tap_plan 42
 tap_check "rdmalock.ko loads" load_rdmalock
-tap_check "domains alock, cas, mcs and shiftlock created" create_lock_domains 512
+tap_check "domains alock, cas, mcs, dslr and shiftlock created" create_lock_domains 512
 tap_check "domain shiftlock-cas1 created" create_shiftlock_variant shiftlock-cas1 1 7206
-tap_check "domain shiftlock-cas created" create_shiftlock_variant shiftlock-cas only 7205
+tap_check "domain shiftlock-cas created" create_shiftlock_variant shiftlock-cas only 7207
 tap_check "every node of every domain is up" retry 60 bench_domains_up
 barrier up
 tap_check "floors measured before" floor_run cas before "$FLOOR_SAMPLES"
@@ -299,6 +302,6 @@ if [ "$VMTEST_NODE" -eq 0 ]; then
 fi
 barrier printed
 tap_check "domains destroyed, rdmalock.ko unloads" sh -c \
-	"for a in alock cas mcs shiftlock shiftlock-cas1 shiftlock-cas; do
+	"for a in alock cas mcs dslr shiftlock shiftlock-cas1 shiftlock-cas; do
 	     rdmalockctl domain destroy dom-\$a || exit 1
 	 done && rmmod rdmalock"

@@ -326,14 +326,17 @@ bench_lease() {
 	[ "$1" != shiftlock ] || echo "--lease-ms 500"
 }
 
-# create_lock_domains [LOCKS-PER-NODE]: this node joins dom-alock,
-# dom-cas and dom-mcs (ports 7201-7203, 64 locks per node), as the alock
-# scenario uses them; given a table size, dom-shiftlock too (port 7204),
-# all of that size, as the bench scenario uses them.
+# The algorithms of create_lock_domains, lock_domains_up and _full.
+: "${LOCK_ALGOS:=alock cas mcs}"
+
+# create_lock_domains [LOCKS-PER-NODE]: this node joins dom-ALGO for each
+# of LOCK_ALGOS (ports from 7201, 64 locks per node), as the alock
+# scenario uses them; given a table size, dom-shiftlock too (the next
+# port), all of that size, as the bench scenario uses them.
 create_lock_domains() {
 	local algo port=7201
 
-	for algo in alock cas mcs ${1:+shiftlock}; do
+	for algo in $LOCK_ALGOS ${1:+shiftlock}; do
 		# shellcheck disable=SC2046 # no lease is no word
 		rdmalockctl domain create "dom-$algo" --node-id "$VMTEST_NODE" \
 			--nodes "$VMTEST_NODES" --key-file "$(key_file)" \
@@ -344,9 +347,13 @@ create_lock_domains() {
 }
 
 lock_domains_up() {
-	domain_up dom-alock && domain_up dom-cas && domain_up dom-mcs &&
-		{ ! rdmalockctl domain status dom-shiftlock >/dev/null 2>&1 ||
-			domain_up dom-shiftlock; }
+	local algo
+
+	for algo in $LOCK_ALGOS; do
+		domain_up "dom-$algo" || return 1
+	done
+	! rdmalockctl domain status dom-shiftlock >/dev/null 2>&1 ||
+		domain_up dom-shiftlock
 }
 
 # Membership views. rdmalockctl domain status prints a domain's view as
@@ -397,8 +404,8 @@ lock_domains_full() {
 	local d
 
 	lock_domains_up || return 1
-	for d in dom-alock dom-cas dom-mcs; do
-		view_full $d || return 1
+	for d in $LOCK_ALGOS; do
+		view_full "dom-$d" || return 1
 	done
 	! rdmalockctl domain status dom-shiftlock >/dev/null 2>&1 ||
 		view_full dom-shiftlock

@@ -3,11 +3,16 @@
 #
 # membership: a lock is recovered because its holder's node left the
 # view, never because a live holder held it long. Three nodes, a domain
-# per algorithm (alock, cas, mcs), each with a full view (members 0,1,2)
-# on every node. Then, per algorithm:
+# per algorithm (alock, cas, mcs, dslr), each with a full view (members
+# 0,1,2) on every node. First, DSLR's overflow reset: dom-wrap (dslr),
+# created with the dslr_count_max parameter at 4, so that every lock word
+# freezes and is zeroed every few acquisitions: a torture on 6 locks of
+# it, at 50% reads, is exact, with more acquisitions than the words could
+# give without a reset. Then, per algorithm:
 #  - a slow holder: node 1 holds a lock for 3 s (100 times ShiftLock's
-#    old 10 ms lease) while the others' 1 s timed locks of it time out;
-#    its unlock returns 0; no node has fenced itself yet, and the view is
+#    old 10 ms lease) while the others' 1 s timed locks of it time out
+#    (DSLR's trylocks are refused: a ticket, once taken, waits); its
+#    unlock returns 0; no node has fenced itself yet, and the view is
 #    the one of the set-up: no fault, no view change;
 #  - a link cut: node 2 holds a lock homed on node 0 and the others queue
 #    for it; node 2 takes its link down for CUT_S seconds. During the cut
@@ -39,8 +44,9 @@
 . ./lib.sh
 
 : "${TORTURE_MS:=1500}"
-ALGOS="alock cas mcs"
-A=3
+ALGOS="alock cas mcs dslr"
+LOCK_ALGOS=$ALGOS
+A=4
 n=$(num_nodes)
 victim=$((n - 1))
 # Lock ids homed on node 0 (id % n), one per phase; and one homed on the
@@ -61,6 +67,9 @@ LEASE_PARAM=/sys/module/rdmalock/parameters/node_lease_ms
 # dom-fence's node lease: without the acknowledgment, recovery would wait
 # more than DEATH_BOUND for it.
 FENCE_LEASE_MS=60000
+COUNT_MAX_PARAM=/sys/module/rdmalock/parameters/dslr_count_max
+WRAP_COUNT_MAX=4
+WRAP_LOCKS=6
 
 ctl() { rdmalockctl "$@"; }
 
@@ -114,11 +123,24 @@ slow_holder() {
 	hold_unlocked "b-$algo" && [ "$rc" -eq 0 ]
 }
 
+# try_refused DOMAIN ID: a trylock of ID fails with EAGAIN.
+try_refused() {
+	local out rc=0
+
+	out=$(timeout 30 rdmalockctl lock "$1" "$2" --try -- true 2>&1) || rc=$?
+	echo "$out" >&2
+	[ "$rc" -eq 1 ] && echo "$out" | grep -q 'Resource temporarily unavailable'
+}
+
 slow_waiter() {
 	local algo="$1" rc=0
 
 	barrier "b-held-$algo" || return 1
-	lock_times_out "dom-$algo" $SLOW_LOCK 1000 || rc=1
+	if [ "$algo" = dslr ]; then
+		try_refused "dom-$algo" $SLOW_LOCK || rc=1
+	else
+		lock_times_out "dom-$algo" $SLOW_LOCK 1000 || rc=1
+	fi
 	barrier "b-tried-$algo" || return 1
 	return $rc
 }
@@ -148,6 +170,15 @@ view_kept() {
 		[ "$(echo "$line" | fences_of)" -eq "$(cat "/tmp/setup-fences-$1")" ]
 }
 
+# slow_try ALGO: what the others' tries for the slow holder's lock get.
+slow_try() {
+	if [ "$1" = dslr ]; then
+		echo "trylock of it is refused"
+	else
+		echo "1 s timed lock of it times out"
+	fi
+}
+
 slow_holders() {
 	local algo
 
@@ -156,7 +187,7 @@ slow_holders() {
 			tap_check "$algo: node 1 holds lock $SLOW_LOCK for ${HOLD_S} s; its unlock returns 0" \
 				slow_holder "$algo"
 		else
-			tap_check "$algo: while node 1 holds lock $SLOW_LOCK, a 1 s timed lock of it times out" \
+			tap_check "$algo: while node 1 holds lock $SLOW_LOCK, a $(slow_try "$algo")" \
 				slow_waiter "$algo"
 		fi
 		barrier "b-released-$algo"
@@ -264,7 +295,7 @@ create_nolease() {
 	old=$(cat $LEASE_PARAM) || return 1
 	echo 0 >$LEASE_PARAM || return 1
 	ctl domain create dom-nolease --node-id "$VMTEST_NODE" --nodes "$VMTEST_NODES" \
-		--key-file "$(key_file)" --algo alock --port 7204 --locks-per-node 8 || rc=1
+		--key-file "$(key_file)" --algo alock --port 7208 --locks-per-node 8 || rc=1
 	echo "$old" >$LEASE_PARAM || rc=1
 	echo "node_lease_ms restored: $(cat $LEASE_PARAM)" >&2
 	[ "$rc" -eq 0 ] && [ "$(cat $LEASE_PARAM)" = "$old" ] &&
@@ -273,6 +304,46 @@ create_nolease() {
 
 nolease_up() { domain_up dom-nolease && view_full dom-nolease; }
 
+# (a') DSLR's overflow reset: dom-wrap, whose COUNT_MAX is taken at create.
+create_wrap() {
+	local old rc=0
+
+	old=$(cat $COUNT_MAX_PARAM) || return 1
+	echo $WRAP_COUNT_MAX >$COUNT_MAX_PARAM || return 1
+	ctl domain create dom-wrap --node-id "$VMTEST_NODE" --nodes "$VMTEST_NODES" \
+		--key-file "$(key_file)" --algo dslr --port 7210 --locks-per-node 8 || rc=1
+	echo "$old" >$COUNT_MAX_PARAM || rc=1
+	echo "dslr_count_max restored: $(cat $COUNT_MAX_PARAM)" >&2
+	[ "$rc" -eq 0 ] && [ "$(cat $COUNT_MAX_PARAM)" = "$old" ]
+}
+
+wrap_up() { domain_up dom-wrap && view_full dom-wrap; }
+
+# wrapped TAG: the nodes' acquisitions in round TAG (counters_exact has
+# gathered them) outnumber what every lock's first epoch can give, at
+# most COUNT_MAX tickets of one mode and COUNT_MAX - 1 of the other.
+wrapped() {
+	awk -v most=$((WRAP_LOCKS * (2 * WRAP_COUNT_MAX - 1))) '
+		{ n += $2 }
+		END { printf "%d acquisitions; without a reset at most %d\n", n, most
+		      exit n <= most }' "/tmp/all-$1"
+}
+
+overflow_resets() {
+	tap_check "dom-wrap (dslr) created with dslr_count_max $WRAP_COUNT_MAX; the parameter restored" \
+		create_wrap
+	tap_check "dom-wrap: every node up, full view" retry 60 wrap_up
+	tap_check "dslr with COUNT_MAX $WRAP_COUNT_MAX, $WRAP_LOCKS locks, 50% reads: no violation" \
+		torture_round dom-wrap wrap --threads 4 --duration $((2 * TORTURE_MS)) \
+		--locks $WRAP_LOCKS --local 50 --read 50
+	tap_check "dslr with COUNT_MAX $WRAP_COUNT_MAX: counters exact" \
+		counters_exact dom-wrap wrap $WRAP_LOCKS
+	tap_check "dslr with COUNT_MAX $WRAP_COUNT_MAX: the lock words were reset, many times" \
+		wrapped wrap
+	barrier wrap-done
+	tap_check "dom-wrap destroyed" timeout 60 rdmalockctl domain destroy dom-wrap
+}
+
 # (f) The cluster manager's domain, with a long node lease.
 create_fence() {
 	local old rc=0
@@ -280,7 +351,7 @@ create_fence() {
 	old=$(cat $LEASE_PARAM) || return 1
 	echo $FENCE_LEASE_MS >$LEASE_PARAM || return 1
 	ctl domain create dom-fence --node-id "$VMTEST_NODE" --nodes "$VMTEST_NODES" \
-		--key-file "$(key_file)" --algo alock --port 7205 --locks-per-node 16 || rc=1
+		--key-file "$(key_file)" --algo alock --port 7209 --locks-per-node 16 || rc=1
 	echo "$old" >$LEASE_PARAM || rc=1
 	[ "$rc" -eq 0 ] &&
 		view_line dom-fence | tee /dev/stderr | grep -q "lease $FENCE_LEASE_MS ms"
@@ -474,25 +545,26 @@ dead_holder() {
 	done
 }
 
-# The plan: setup 3; slow holders 3 per algorithm; the cut 4 per
+# The plan: setup 3; the overflow reset 6; slow holders 3 per algorithm; the cut 4 per
 # algorithm on the victim, 1 on a survivor, then 3 on every node; the
 # control 5 on the victim, 3 on a survivor, and 1 per algorithm; dom-fence
 # 2; the queued waiter 2 per algorithm on node 0, 1 on node 1; the death
 # 1 per algorithm and 1 on the victim, and 1 + 5 per algorithm + 2 and 2
 # at the end on a survivor.
 if is_victim; then
-	tap_plan $((3 + 3 * A + 4 * A + 3 * A + 5 + A + 2 + A + 1))
+	tap_plan $((3 + 6 + 3 * A + 4 * A + 3 * A + 5 + A + 2 + A + 1))
 elif [ "$VMTEST_NODE" -eq 0 ]; then
-	tap_plan $((3 + 3 * A + A + 3 * A + 3 + A + 2 + 2 * A + 1 + 5 * A + 2 + 2))
+	tap_plan $((3 + 6 + 3 * A + A + 3 * A + 3 + A + 2 + 2 * A + 1 + 5 * A + 2 + 2))
 else
-	tap_plan $((3 + 3 * A + A + 3 * A + 3 + A + 2 + A + 1 + 5 * A + 2 + 2))
+	tap_plan $((3 + 6 + 3 * A + A + 3 * A + 3 + A + 2 + A + 1 + 5 * A + 2 + 2))
 fi
 kmemleak_forget
 tap_check "rdmalock.ko loads" load_rdmalock
-tap_check "domains alock, cas and mcs created" create_lock_domains
+tap_check "domains alock, cas, mcs and dslr created" create_lock_domains
 tap_check "every node of every domain up, every view full ($(all_nodes))" \
 	retry 90 lock_domains_full
 barrier up
+overflow_resets
 setup_epochs
 slow_holders
 barrier cut

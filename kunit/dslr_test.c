@@ -1,0 +1,411 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit: DSLR's lock word, the decisions its requesters take, each erratum
+ * of the spec (shared/specs/dslr.md §8) that a view-recovered DSLR meets,
+ * against what the printed pseudocode would do, and the protocol of
+ * dslr.c run by threads on a word in memory, whose overflow resets often.
+ */
+#include <kunit/test.h>
+#include <linux/atomic.h>
+#include <linux/delay.h>
+#include <linux/kthread.h>
+#include <linux/random.h>
+
+#include "dslr.h"
+
+/* A lock word in memory; the CPU's atomics stand in for the NIC's. */
+struct mem_word {
+	atomic64_t word;
+	/* Called before each CAS: a test's way to act between two verbs. */
+	void (*before_cas)(struct mem_word *m);
+	/* A ticket's FAA that lies: every ticket looks granted at once. */
+	bool lying_ticket;
+	atomic_t zeroed;
+	atomic_t xholders;
+	atomic_t sholders;
+	atomic_t violations;
+};
+
+static int mem_faa(void *ctx, u64 add, u64 *old)
+{
+	struct mem_word *m = ctx;
+
+	*old = atomic64_fetch_add(add, &m->word);
+	if (m->lying_ticket && (add == dslr_ticket_add(true) ||
+				add == dslr_ticket_add(false)))
+		*old = dslr_word(dslr_mx(*old), dslr_ms(*old), dslr_mx(*old),
+				 dslr_ms(*old));
+	return 0;
+}
+
+static int mem_cas(void *ctx, u64 expected, u64 desired, u64 *old)
+{
+	struct mem_word *m = ctx;
+
+	if (m->before_cas)
+		m->before_cas(m);
+	*old = atomic64_cmpxchg(&m->word, expected, desired);
+	if (*old == expected && !desired)
+		atomic_inc(&m->zeroed);
+	return 0;
+}
+
+static int mem_read(void *ctx, u64 *val)
+{
+	struct mem_word *m = ctx;
+
+	*val = atomic64_read(&m->word);
+	return 0;
+}
+
+static int mem_pause(void *ctx, unsigned int us, bool bounced)
+{
+	usleep_range(1, 2);
+	return 0;
+}
+
+static struct rdmalock_dslr_io mem_io(struct mem_word *m)
+{
+	return (struct rdmalock_dslr_io){
+		.faa = mem_faa, .cas = mem_cas, .read = mem_read,
+		.pause = mem_pause, .ctx = m,
+	};
+}
+
+/* INV-6, INV-8: no n field above its max field, no field wrapped. */
+static bool well_formed(u64 v, u32 count_max)
+{
+	return dslr_nx(v) <= dslr_mx(v) && dslr_ns(v) <= dslr_ms(v) &&
+	       dslr_nx(v) <= count_max && dslr_ns(v) <= count_max;
+}
+
+static void word_fields_and_addends(struct kunit *test)
+{
+	int i;
+
+	for (i = 0; i < 1000; i++) {
+		u16 nx = get_random_u32(), ns = get_random_u32();
+		u16 mx = get_random_u32(), ms = get_random_u32();
+		u64 v = dslr_word(nx, ns, mx, ms);
+
+		KUNIT_EXPECT_EQ(test, dslr_nx(v), nx);
+		KUNIT_EXPECT_EQ(test, dslr_ns(v), ns);
+		KUNIT_EXPECT_EQ(test, dslr_mx(v), mx);
+		KUNIT_EXPECT_EQ(test, dslr_ms(v), ms);
+	}
+	/* §3.3: each fetch-and-add moves its own field by one. */
+	KUNIT_EXPECT_EQ(test, dslr_ticket_add(true), dslr_word(0, 0, 0, 1));
+	KUNIT_EXPECT_EQ(test, dslr_ticket_add(false), dslr_word(0, 0, 1, 0));
+	KUNIT_EXPECT_EQ(test, dslr_release_add(true), dslr_word(0, 1, 0, 0));
+	KUNIT_EXPECT_EQ(test, dslr_release_add(false), dslr_word(1, 0, 0, 0));
+}
+
+/* §4.4's figure 4: an exclusive ticket behind three readers. */
+static void exclusive_waits_for_readers_before_it(struct kunit *test)
+{
+	u64 prev = dslr_word(1, 1, 1, 4);
+
+	KUNIT_EXPECT_EQ(test, rdmalock_dslr_ticket(prev, false, DSLR_COUNT_MAX),
+			DSLR_TICKET_WAIT);
+	KUNIT_EXPECT_EQ(test, rdmalock_dslr_ahead(prev, prev), 3);
+	KUNIT_EXPECT_EQ(test, rdmalock_dslr_poll(prev, false, dslr_word(1, 3, 2, 4)),
+			DSLR_POLL_WAIT);
+	KUNIT_EXPECT_EQ(test, rdmalock_dslr_poll(prev, false, dslr_word(1, 4, 2, 5)),
+			DSLR_POLL_GRANTED);
+	/* A reader behind the same readers is granted at once. */
+	KUNIT_EXPECT_EQ(test, rdmalock_dslr_ticket(prev, true, DSLR_COUNT_MAX),
+			DSLR_TICKET_GRANTED);
+}
+
+/* The printed Alg. 1 l. 12/26, reached after a bounce (D1). */
+static enum rdmalock_dslr_ticket printed_ticket(u64 prev, bool sh, u32 count_max)
+{
+	bool granted = dslr_nx(prev) == dslr_mx(prev) &&
+		       (sh || dslr_ns(prev) == dslr_ms(prev));
+
+	return granted ? DSLR_TICKET_GRANTED : DSLR_TICKET_WAIT;
+}
+
+/* D1: a ticket from a frozen word is none, however free the word looks. */
+static bool d1_holds(enum rdmalock_dslr_ticket (*decide)(u64, bool, u32))
+{
+	u64 drained = dslr_word(4, 2, 4, 2);
+
+	return decide(drained, false, 4) == DSLR_TICKET_FROZEN &&
+	       decide(drained, true, 4) == DSLR_TICKET_FROZEN;
+}
+
+static void d1_a_frozen_ticket_is_no_ticket(struct kunit *test)
+{
+	KUNIT_EXPECT_TRUE(test, d1_holds(rdmalock_dslr_ticket));
+	KUNIT_EXPECT_FALSE(test, d1_holds(printed_ticket));
+}
+
+/* The printed Alg. 2 l. 3-10: one skip test for both modes (D2). */
+static enum rdmalock_dslr_poll printed_poll(u64 prev, bool sh, u64 val)
+{
+	if (dslr_mx(prev) < dslr_nx(val) || dslr_ms(prev) < dslr_ns(val))
+		return DSLR_POLL_SKIPPED;
+	if (dslr_nx(val) == dslr_mx(prev) && (sh || dslr_ns(val) == dslr_ms(prev)))
+		return DSLR_POLL_GRANTED;
+	return DSLR_POLL_WAIT;
+}
+
+/*
+ * D2's trace (shared_skip_trace.py): E holds X, S1 and S2 queue shared, E
+ * releases, S2 is granted and releases before S1 polls. S1 must be
+ * granted, not failed: failed, it never releases, and the next writer
+ * waits for its slot for ever.
+ */
+static bool d2_holds(enum rdmalock_dslr_poll (*poll)(u64, bool, u64))
+{
+	struct mem_word m = { .word = ATOMIC64_INIT(0) };
+	struct rdmalock_dslr_io io = mem_io(&m);
+	u64 e, s1, s2;
+
+	mem_faa(&m, dslr_ticket_add(false), &e);
+	mem_faa(&m, dslr_ticket_add(true), &s1);
+	mem_faa(&m, dslr_ticket_add(true), &s2);
+	if (rdmalock_dslr_give(&io, false, DSLR_COUNT_MAX, e) ||
+	    poll(s2, true, atomic64_read(&m.word)) != DSLR_POLL_GRANTED ||
+	    rdmalock_dslr_give(&io, true, DSLR_COUNT_MAX, s2))
+		return false;
+	return poll(s1, true, atomic64_read(&m.word)) == DSLR_POLL_GRANTED;
+}
+
+static void d2_a_reader_passed_by_later_readers_is_granted(struct kunit *test)
+{
+	KUNIT_EXPECT_TRUE(test, d2_holds(rdmalock_dslr_poll));
+	KUNIT_EXPECT_FALSE(test, d2_holds(printed_poll));
+}
+
+/* D11: a max field below the ticket's own increment: the word was zeroed. */
+static void d11_a_zeroed_word_skips_the_ticket(struct kunit *test)
+{
+	u64 prev = dslr_word(3, 1, 5, 2);
+
+	KUNIT_EXPECT_EQ(test, rdmalock_dslr_poll(prev, false, dslr_word(0, 0, 1, 0)),
+			DSLR_POLL_SKIPPED);
+	KUNIT_EXPECT_EQ(test, rdmalock_dslr_poll(prev, true, dslr_word(0, 0, 0, 0)),
+			DSLR_POLL_SKIPPED);
+	/* Its own increment, and nothing else, is no regression. */
+	KUNIT_EXPECT_EQ(test, rdmalock_dslr_poll(prev, false, dslr_word(3, 1, 6, 2)),
+			DSLR_POLL_WAIT);
+	KUNIT_EXPECT_EQ(test, rdmalock_dslr_poll(prev, true, dslr_word(3, 1, 5, 3)),
+			DSLR_POLL_WAIT);
+}
+
+/* The word is zeroed between a bouncer's increment and its undo. */
+static void zero_under_the_bouncer(struct mem_word *m)
+{
+	m->before_cas = NULL;
+	atomic64_set(&m->word, 0);
+}
+
+/*
+ * D3: the printed undo, FA(-1), of a bounce whose word was zeroed in
+ * between borrows from every field above; dslr.c's undo by CAS finds the
+ * word changed and no longer frozen, leaves it alone, and takes a real
+ * ticket from it.
+ */
+static void d3_an_undo_never_borrows(struct kunit *test)
+{
+	struct mem_word m = { .word = ATOMIC64_INIT(dslr_word(1, 0, 4, 0)),
+			      .before_cas = zero_under_the_bouncer };
+	struct rdmalock_dslr_io io = mem_io(&m);
+	u64 prev, printed = 0;
+
+	KUNIT_EXPECT_EQ(test, rdmalock_dslr_take(&io, false, 4, false, &prev), 0);
+	KUNIT_EXPECT_EQ(test, prev, 0);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&m.word), dslr_ticket_add(false));
+
+	printed -= dslr_ticket_add(false);
+	KUNIT_EXPECT_FALSE(test, well_formed(printed, 4));
+}
+
+/*
+ * The overflow reset: the release that drains a frozen word zeroes it; a
+ * release that leaves a ticket behind does not.
+ */
+static void the_drained_frozen_word_is_zeroed(struct kunit *test)
+{
+	struct mem_word m = { .word = ATOMIC64_INIT(0) };
+	struct rdmalock_dslr_io io = mem_io(&m);
+	u64 e1, e2, nope;
+
+	KUNIT_ASSERT_EQ(test, rdmalock_dslr_take(&io, false, 2, false, &e1), 0);
+	mem_faa(&m, dslr_ticket_add(false), &e2);
+	KUNIT_EXPECT_EQ(test, rdmalock_dslr_ticket(e2, false, 2), DSLR_TICKET_WAIT);
+	/* Frozen now: a trylock is refused at once, and takes nothing. */
+	KUNIT_EXPECT_EQ(test, rdmalock_dslr_take(&io, true, 2, true, &nope), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, rdmalock_dslr_give(&io, false, 2, e1), 0);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&m.word), dslr_word(1, 0, 2, 0));
+	KUNIT_EXPECT_EQ(test, rdmalock_dslr_poll(e2, false, atomic64_read(&m.word)),
+			DSLR_POLL_GRANTED);
+	KUNIT_EXPECT_EQ(test, rdmalock_dslr_give(&io, false, 2, e2), 0);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&m.word), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&m.zeroed), 1);
+}
+
+/* The last release comes while a bouncer's increment is in the word. */
+static void release_under_the_bouncer(struct mem_word *m)
+{
+	struct rdmalock_dslr_io io = mem_io(m);
+
+	m->before_cas = NULL;
+	rdmalock_dslr_give(&io, false, 2, dslr_word(0, 0, 1, 0));
+}
+
+/*
+ * That release cannot zero the word (the bouncer's increment keeps it
+ * from draining); the bouncer's undo drains it and zeroes it, and its
+ * retry gets the first ticket of the new epoch.
+ */
+static void the_last_undo_zeroes_the_word(struct kunit *test)
+{
+	struct mem_word m = { .word = ATOMIC64_INIT(dslr_word(1, 0, 2, 0)),
+			      .before_cas = release_under_the_bouncer };
+	struct rdmalock_dslr_io io = mem_io(&m);
+	u64 prev;
+
+	KUNIT_EXPECT_EQ(test, rdmalock_dslr_take(&io, true, 2, false, &prev), 0);
+	KUNIT_EXPECT_EQ(test, prev, 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&m.zeroed), 1);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&m.word), dslr_ticket_add(true));
+}
+
+/* D10: a release that finds its slot accounted already says so. */
+static void d10_a_release_checks_its_own_slot(struct kunit *test)
+{
+	struct mem_word m = { .word = ATOMIC64_INIT(dslr_word(2, 1, 3, 1)) };
+	struct rdmalock_dslr_io io = mem_io(&m);
+
+	KUNIT_EXPECT_TRUE(test, rdmalock_dslr_own_slot(dslr_word(0, 0, 2, 1), false,
+						       dslr_word(2, 1, 3, 1)));
+	KUNIT_EXPECT_EQ(test, rdmalock_dslr_give(&io, false, DSLR_COUNT_MAX,
+						 dslr_word(0, 0, 1, 1)), -EIO);
+}
+
+#define STRESS_THREADS	4
+#define STRESS_ROUNDS	1000
+#define STRESS_COUNT_MAX 4
+
+struct stress {
+	struct mem_word *m;
+	u32 count_max;
+	struct completion done;
+	int err;
+};
+
+static void stress_cs(struct mem_word *m, bool sh)
+{
+	atomic_t *mine = sh ? &m->sholders : &m->xholders;
+
+	atomic_inc(mine);
+	if (atomic_read(&m->xholders) > 1 ||
+	    (atomic_read(&m->xholders) && atomic_read(&m->sholders)))
+		atomic_inc(&m->violations);
+	/* Long enough for a waiter that polls meanwhile to get in, if let. */
+	usleep_range(50, 100);
+	atomic_dec(mine);
+}
+
+/* Stops at the first error, but where the tickets lie: it goes on. */
+static int stress_fn(void *data)
+{
+	struct stress *s = data;
+	struct rdmalock_dslr_io io = mem_io(s->m);
+	int i, ret = 0;
+	u64 prev;
+
+	for (i = 0; i < STRESS_ROUNDS && (!ret || s->m->lying_ticket); i++) {
+		bool sh = get_random_u32() & 1;
+
+		ret = rdmalock_dslr_take(&io, sh, s->count_max, false, &prev);
+		if (ret)
+			break;
+		stress_cs(s->m, sh);
+		ret = rdmalock_dslr_give(&io, sh, s->count_max, prev);
+		cond_resched();
+	}
+	s->err = ret;
+	complete(&s->done);
+	return 0;
+}
+
+/* Threads in both modes, each taking and releasing the lock in turn. */
+static void run_stress(struct kunit *test, struct mem_word *m, u32 count_max)
+{
+	struct stress s[STRESS_THREADS];
+	int i;
+
+	for (i = 0; i < STRESS_THREADS; i++) {
+		s[i].m = m;
+		s[i].count_max = count_max;
+		s[i].err = 0;
+		init_completion(&s[i].done);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(kthread_run(stress_fn, &s[i],
+							    "dslr-stress/%d", i)));
+	}
+	for (i = 0; i < STRESS_THREADS; i++) {
+		wait_for_completion(&s[i].done);
+		if (!m->lying_ticket)
+			KUNIT_EXPECT_EQ(test, s[i].err, 0);
+	}
+}
+
+/*
+ * COUNT_MAX 4: the word freezes every few acquisitions, requesters
+ * bounce off it, and whoever drains it zeroes it. Nobody shares the lock
+ * with a writer, the word is drained at the end, and it was zeroed at
+ * least once per 7 acquisitions (an epoch has at most 4 tickets of one
+ * mode and 3 of the other).
+ */
+static void overflow_resets_under_concurrent_requesters(struct kunit *test)
+{
+	struct mem_word m = { .word = ATOMIC64_INIT(0) };
+	u64 end;
+
+	run_stress(test, &m, STRESS_COUNT_MAX);
+	end = atomic64_read(&m.word);
+	KUNIT_EXPECT_EQ(test, atomic_read(&m.violations), 0);
+	KUNIT_EXPECT_TRUE(test, rdmalock_dslr_drained(end));
+	KUNIT_EXPECT_TRUE(test, well_formed(end, STRESS_COUNT_MAX));
+	KUNIT_EXPECT_GE(test, atomic_read(&m.zeroed),
+			STRESS_THREADS * STRESS_ROUNDS / 7);
+}
+
+/*
+ * The negative control: with tickets that all look granted at once, the
+ * same threads share the lock with writers, and the stress sees it.
+ * (COUNT_MAX is the paper's, so that the word, broken, never freezes.)
+ */
+static void the_stress_catches_lying_tickets(struct kunit *test)
+{
+	struct mem_word m = { .word = ATOMIC64_INIT(0), .lying_ticket = true };
+
+	run_stress(test, &m, DSLR_COUNT_MAX);
+	KUNIT_EXPECT_GT(test, atomic_read(&m.violations), 0);
+}
+
+static struct kunit_case rdmalock_dslr_cases[] = {
+	KUNIT_CASE(word_fields_and_addends),
+	KUNIT_CASE(exclusive_waits_for_readers_before_it),
+	KUNIT_CASE(d1_a_frozen_ticket_is_no_ticket),
+	KUNIT_CASE(d2_a_reader_passed_by_later_readers_is_granted),
+	KUNIT_CASE(d3_an_undo_never_borrows),
+	KUNIT_CASE(d10_a_release_checks_its_own_slot),
+	KUNIT_CASE(d11_a_zeroed_word_skips_the_ticket),
+	KUNIT_CASE(the_drained_frozen_word_is_zeroed),
+	KUNIT_CASE(the_last_undo_zeroes_the_word),
+	KUNIT_CASE(overflow_resets_under_concurrent_requesters),
+	KUNIT_CASE(the_stress_catches_lying_tickets),
+	{}
+};
+
+static struct kunit_suite rdmalock_dslr_suite = {
+	.name = "rdmalock_dslr",
+	.test_cases = rdmalock_dslr_cases,
+};
+
+kunit_test_suite(rdmalock_dslr_suite);
