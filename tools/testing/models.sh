@@ -113,13 +113,11 @@ report() {
 
 # ALock, as kmod ships it: one home-node thread, two peers on nodes of
 # their own (and two home-node threads, one peer), two rounds each.
-check pass "alock: mutual exclusion" alock safety
-check pass "alock: no deadlock" alock deadlock
+check pass "alock: mutual exclusion, no deadlock" alock both
 check pass "alock 2 local + 1 remote: mutual exclusion" alock safety -DNL=2 -DNR=1
 check pass "alock: starvation freedom from enqueue (weak fairness)" alock ltl:starvation \
 	-DLIVENESS -DROUNDS=0 -DGENS=1
-check pass "alock, waiters give up: mutual exclusion" alock safety -DABANDON
-check pass "alock, waiters give up: no deadlock" alock deadlock -DABANDON
+check pass "alock, waiters give up: mutual exclusion, no deadlock" alock both -DABANDON
 # kmod before the fix of the stale grant (models.rst).
 check fail "alock negative: waiters give up, grant awaited on its bit" \
 	alock safety -DABANDON -DWAIT_ON_BIT
@@ -134,8 +132,7 @@ check pass "mixed with globally atomic RDMA CAS: mutual exclusion" mixed safety 
 	-DGLOBAL_ATOMICS
 
 # ShiftLock's 8-byte port: two writers (two rounds each), one reader.
-check pass "shiftlock: mutual exclusion, readers/writers" shiftlock safety
-check pass "shiftlock: no deadlock" shiftlock deadlock
+check pass "shiftlock: mutual exclusion, readers/writers, no deadlock" shiftlock both
 check pass "shiftlock, a crash and the server's reset: mutual exclusion" shiftlock safety \
 	-DFAULTS -DROUNDS=1
 check fail "shiftlock negative: reader tests the epoch before the leap (E9)" shiftlock \
@@ -199,11 +196,9 @@ check fail "shiftlock negative: a conversion up beside other readers" \
 
 # DSLR as shared/specs/dslr.md §11 has it, COUNT_MAX 2 so that the
 # overflow reset runs: three clients one round each, two clients two.
-check pass "dslr: mutual exclusion, readers/writers, overflow reset" dslr safety \
-	-DNP=3 -DROUNDS=1
-check pass "dslr 2 clients x 2 rounds: mutual exclusion" dslr safety
-check pass "dslr: no deadlock" dslr deadlock -DNP=3 -DROUNDS=1
-check pass "dslr 2 clients x 2 rounds: no deadlock" dslr deadlock
+check pass "dslr: mutual exclusion, readers/writers, overflow reset, no deadlock" dslr \
+	both -DNP=3 -DROUNDS=1
+check pass "dslr 2 clients x 2 rounds: mutual exclusion, no deadlock" dslr both
 check pass "dslr, a crash and lease resets: mutual exclusion" dslr safety \
 	-DFAULTS -DNP=3 -DROUNDS=1
 check pass "dslr 2 clients x 2 rounds, a crash and a lease reset: mutual exclusion" \
