@@ -16,9 +16,9 @@
  *
  * The overflow reset (§4.9, §5). Once a max field reaches COUNT_MAX the
  * word is frozen: a ticket taken from it is no ticket, and its taker takes
- * it back and tries again after a backoff (D1). It takes it back by CAS on
- * the word as it saw it, never by a blind FAA (D3b), so that an undo can
- * never borrow from a word that a reset zeroed. A frozen word is zeroed
+ * it back and tries again (D1) once a READ shows the word reset. It takes
+ * it back by CAS on the word as it saw it, never by a blind FAA (D3b), so
+ * that an undo can never borrow from a word that a reset zeroed. A frozen word is zeroed
  * from its drained value only, when every ticket of its epoch has been
  * released and no requester's increment is in it: so no waiter of the
  * old epoch can be left to mistake the new one for its own (the "stale
@@ -228,6 +228,32 @@ static int rdmalock_dslr_bounce(const struct rdmalock_dslr_io *io, bool sh,
 	}
 }
 
+/*
+ * After a bounce: READ the word, backing off, until it is no longer
+ * frozen, and only then take a ticket again. Requesters that kept taking
+ * tickets from a frozen word would keep their increments in it, and the
+ * word could drain, and be zeroed, only in a gap between them: with
+ * slow verbs, hardly ever.
+ */
+static int rdmalock_dslr_thaw(const struct rdmalock_dslr_io *io, u32 count_max)
+{
+	unsigned int us = DSLR_BOUNCE_MIN_US;
+	u64 val;
+	int ret;
+
+	for (;;) {
+		ret = io->pause(io->ctx, us, true);
+		if (ret)
+			return ret;
+		ret = io->read(io->ctx, &val);
+		if (ret)
+			return ret;
+		if (!rdmalock_dslr_frozen(val, count_max))
+			return 0;
+		us = min(us * 2, DSLR_BOUNCE_MAX_US);
+	}
+}
+
 static int rdmalock_dslr_await(const struct rdmalock_dslr_io *io, bool sh,
 			       u64 prev)
 {
@@ -271,7 +297,6 @@ static int rdmalock_dslr_await(const struct rdmalock_dslr_io *io, bool sh,
 VISIBLE_IF_KUNIT int rdmalock_dslr_take(const struct rdmalock_dslr_io *io, bool sh,
 					u32 count_max, bool try, u64 *prev)
 {
-	unsigned int us = DSLR_BOUNCE_MIN_US;
 	u64 add = dslr_ticket_add(sh), val;
 	int ret;
 
@@ -299,10 +324,9 @@ VISIBLE_IF_KUNIT int rdmalock_dslr_take(const struct rdmalock_dslr_io *io, bool 
 			return ret;
 		if (try)
 			return -EAGAIN;
-		ret = io->pause(io->ctx, us, true);
+		ret = rdmalock_dslr_thaw(io, count_max);
 		if (ret)
 			return ret;
-		us = min(us * 2, DSLR_BOUNCE_MAX_US);
 	}
 }
 EXPORT_SYMBOL_IF_KUNIT(rdmalock_dslr_take);
