@@ -18,16 +18,16 @@
  * word is frozen: a ticket taken from it is no ticket, and its taker takes
  * it back and tries again (D1) once a READ shows the word reset. It takes
  * it back by CAS on the word as it saw it, never by a blind FAA (D3b), so
- * that an undo can never borrow from a word that a reset zeroed. A frozen word is zeroed
- * from its drained value only, when every ticket of its epoch has been
- * released and no requester's increment is in it: so no waiter of the
- * old epoch can be left to mistake the new one for its own (the "stale
- * waiter" of models.rst). The paper's designated resetter waits for the
- * drain, possibly for as long as a filesystem caches a lock; here whoever
- * drains the word, the last release or the last requester to take its
- * increment back, sees the drained value in its atomic's result and
- * zeroes it with one CAS. A CAS that fails found the word changed by
- * someone whose own atomic then sees what to do.
+ * that an undo can never borrow from a word that a reset zeroed. A frozen
+ * word is zeroed from its drained value only, when every ticket of its
+ * epoch has been released and no requester's increment is in it: so no
+ * waiter of the old epoch can be left to mistake the new one for its own
+ * (the "stale waiter" of models.rst). The paper's designated resetter
+ * waits for the drain, possibly for as long as a filesystem caches a
+ * lock; here whoever drains the word, the last release or the last
+ * requester to take its increment back, sees the drained value in its
+ * atomic's result and zeroes it with one CAS. A CAS that fails found the
+ * word changed by someone whose own atomic then sees what to do.
  *
  * Recovery follows the membership view (membership.rst): a view change
  * zeroes every lock word of its members and the live holders claim theirs
