@@ -38,7 +38,13 @@
  * behind others cannot be taken back), so from then on only a view change
  * or the domain's end stops its wait, not a deadline or a signal; a
  * trylock takes a ticket only where a READ shows it would be granted.
- * There is no conversion in place.
+ *
+ * Conversions are in place, by one CAS that accounts the slot held and
+ * takes the other mode's ticket, granted at once: up only for the one
+ * holder with nobody waiting, down while no writer waits behind (else the
+ * exclusive ticket is kept until the release, and the readers behind it
+ * wait for that: their requests, compatible with the mode its holder
+ * asked for, do not ask it to let go; the writer behind it does).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -356,6 +362,84 @@ VISIBLE_IF_KUNIT int rdmalock_dslr_give(const struct rdmalock_dslr_io *io, bool 
 }
 EXPORT_SYMBOL_IF_KUNIT(rdmalock_dslr_give);
 
+/**
+ * rdmalock_dslr_downgrade() - hold shared what is held exclusive, in place
+ * @io: the lock word
+ * @count_max: COUNT_MAX
+ * @prev: the exclusive ticket; the shared one, if taken
+ * @sh: set when a shared ticket replaced the exclusive one
+ *
+ * One CAS accounts the exclusive slot and takes a shared ticket, which n_X
+ * then grants at once, with the readers queued behind. Only while no
+ * exclusive ticket came after ours: a writer waiting behind would be
+ * granted once the shared tickets before its own are accounted, and ours
+ * would come after it; and while max_S is below COUNT_MAX, so that the
+ * ticket is one of its epoch (the word may be frozen by max_X, our own
+ * ticket having reached COUNT_MAX). Otherwise the exclusive ticket is kept
+ * until the release: the holder excludes more than it asked for, never
+ * less, and no writer comes in between.
+ *
+ * Return: 0; or what @io returned, the word as it was.
+ */
+VISIBLE_IF_KUNIT int rdmalock_dslr_downgrade(const struct rdmalock_dslr_io *io,
+					     u32 count_max, u64 *prev, bool *sh)
+{
+	u64 swap = dslr_release_add(false) + dslr_ticket_add(true), cur, old;
+	int ret;
+
+	*sh = false;
+	ret = io->read(io->ctx, &cur);
+	while (!ret && dslr_mx(cur) == dslr_mx(*prev) + 1 &&
+	       dslr_ms(cur) < count_max) {
+		ret = io->cas(io->ctx, cur, cur + swap, &old);
+		if (!ret && old == cur) {
+			*prev = cur + dslr_release_add(false);
+			*sh = true;
+		}
+		if (ret || *sh)
+			break;
+		cur = old;
+	}
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_dslr_downgrade);
+
+/**
+ * rdmalock_dslr_upgrade() - hold exclusive what is held shared, in place
+ * @io: the lock word
+ * @count_max: COUNT_MAX
+ * @prev: the shared ticket; the exclusive one, if taken
+ *
+ * One CAS accounts the shared slot and takes an exclusive ticket, granted
+ * at once: only when ours is the one shared slot not accounted for, no
+ * exclusive ticket is outstanding and the word is not frozen. A ticket
+ * taken otherwise would wait, if only for our own release.
+ *
+ * Return: 0; -EAGAIN when others hold or wait, or the word is frozen; or
+ * what @io returned, the word as it was.
+ */
+VISIBLE_IF_KUNIT int rdmalock_dslr_upgrade(const struct rdmalock_dslr_io *io,
+					   u32 count_max, u64 *prev)
+{
+	u64 swap = dslr_release_add(true) + dslr_ticket_add(false), cur, old;
+	int ret;
+
+	ret = io->read(io->ctx, &cur);
+	while (!ret) {
+		if (dslr_nx(cur) != dslr_mx(cur) || dslr_ns(cur) + 1 != dslr_ms(cur) ||
+		    rdmalock_dslr_frozen(cur, count_max))
+			return -EAGAIN;
+		ret = io->cas(io->ctx, cur, cur + swap, &old);
+		if (!ret && old == cur) {
+			*prev = cur + dslr_release_add(true);
+			return 0;
+		}
+		cur = old;
+	}
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_dslr_upgrade);
+
 /* The lock layer's side: a lockspace's words, reached through the fabric. */
 
 struct rdmalock_dslr_ls {
@@ -469,6 +553,42 @@ static int rdmalock_dslr_release(struct rdmalock_lockspace *ls,
 	return ret;
 }
 
+/*
+ * Inside the gate (rdmalock_ls_convert()): no view change zeroes the
+ * word meanwhile. A verb that fails leaves the ticket as it was, or the
+ * word converted; the view change then asked for claims the lock again
+ * in the mode @w had. A downgrade that kept the exclusive ticket leaves
+ * @w exclusive, as its release and a view change's claim must see it.
+ */
+static int rdmalock_dslr_downgrade_op(struct rdmalock_lockspace *ls,
+				      struct rdmalock_waiter *w)
+{
+	struct rdmalock_dslr_io io = rdmalock_dslr_io_of(ls, w, &rdmalock_forever);
+	bool sh;
+	int ret;
+
+	ret = rdmalock_dslr_downgrade(&io, dslr_count_max(ls), &dslr_w(w)->prev,
+				      &sh);
+	if (!ret && sh)
+		w->mode = RDMALOCK_MODE_SH;
+	return ret;
+}
+
+/* After a downgrade that kept the exclusive ticket, there is nothing to take. */
+static int rdmalock_dslr_upgrade_op(struct rdmalock_lockspace *ls,
+				    struct rdmalock_waiter *w)
+{
+	struct rdmalock_dslr_io io = rdmalock_dslr_io_of(ls, w, &rdmalock_forever);
+	int ret = 0;
+
+	if (w->mode == RDMALOCK_MODE_SH)
+		ret = rdmalock_dslr_upgrade(&io, dslr_count_max(ls), &dslr_w(w)->prev);
+	if (ret)
+		return ret;
+	w->mode = RDMALOCK_MODE_EX;
+	return 0;
+}
+
 static const char *rdmalock_dslr_check_params(const struct rdmalock_ls_params *params,
 					      bool mine)
 {
@@ -532,5 +652,7 @@ const struct rdmalock_algo rdmalock_dslr_algo = {
 	.init = rdmalock_dslr_init,
 	.acquire = rdmalock_dslr_acquire,
 	.release = rdmalock_dslr_release,
+	.downgrade = rdmalock_dslr_downgrade_op,
+	.upgrade = rdmalock_dslr_upgrade_op,
 	.recover_hold = rdmalock_dslr_recover_hold,
 };

@@ -237,11 +237,12 @@ static inline bool rdmalock_how_over(const struct rdmalock_how *how)
  *	not skip the arbitration it would otherwise do. Process context.
  *	Optional: @release, for algorithms with nothing to pass on.
  * @downgrade: @w holds the lock exclusive: hold it shared from now on,
- *	without letting go in between. Called only where views recover the
- *	lock (&rdmalock_lockspace.gated), inside the gate; -ERESTART when a
- *	view change came meanwhile (it claimed @w's lock exclusive again).
- *	Optional: algorithms without a shared mode need none. Process
- *	context.
+ *	without letting go in between, or, where readers cannot be let in
+ *	now, keep it exclusive (@w's mode says which). Called only where
+ *	views recover the lock (&rdmalock_lockspace.gated), inside the gate;
+ *	-ERESTART when a view change came meanwhile (it claimed @w's lock
+ *	exclusive again). Optional: algorithms without a shared mode need
+ *	none. Process context.
  * @upgrade: @w holds the lock shared: hold it exclusive from now on,
  *	without letting go, or -EAGAIN when that cannot be done now; as
  *	@downgrade otherwise (a view change claimed it shared again). Given

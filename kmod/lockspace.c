@@ -1198,7 +1198,8 @@ EXPORT_SYMBOL_IF_KUNIT(rdmalock_ls_can_convert);
  * resets it, and the conversion is tried again in the new view.
  *
  * Context: process context; sleeps.
- * Return: 0, and @w holds the lock in the other mode; -EOPNOTSUPP when
+ * Return: 0, and @w holds the lock in the other mode, or, converted down,
+ * maybe still exclusive (&rdmalock_algo.downgrade); -EOPNOTSUPP when
  * rdmalock_ls_can_convert() says no; -EAGAIN when @up cannot be done now
  * (others hold or wait); or as rdmalock_ls_release(), and @w still holds
  * it as before, or lost it: its release says which.

@@ -2,8 +2,9 @@
 /*
  * KUnit: DSLR's lock word, the decisions its requesters take, each erratum
  * of the spec (shared/specs/dslr.md §8) that a view-recovered DSLR meets,
- * against what the printed pseudocode would do, and the protocol of
- * dslr.c run by threads on a word in memory, whose overflow resets often.
+ * against what the printed pseudocode would do, conversions in place, and
+ * the protocol of dslr.c run by threads on a word in memory, whose
+ * overflow resets often, converting as they hold.
  */
 #include <kunit/test.h>
 #include <linux/atomic.h>
@@ -286,6 +287,138 @@ static void d10_a_release_checks_its_own_slot(struct kunit *test)
 						 dslr_word(0, 0, 1, 1)), -EIO);
 }
 
+/* A ticket taken by a bare FAA, for a requester that would wait. */
+static u64 raw_ticket(struct mem_word *m, bool sh)
+{
+	return atomic64_fetch_add(dslr_ticket_add(sh), &m->word);
+}
+
+static enum rdmalock_dslr_poll poll_now(struct mem_word *m, u64 prev, bool sh)
+{
+	return rdmalock_dslr_poll(prev, sh, atomic64_read(&m->word));
+}
+
+/*
+ * A writer converted down shares the lock with the readers queued behind
+ * it, at once; a writer that comes later waits for all of them.
+ */
+static void downgrade_admits_the_readers_behind(struct kunit *test)
+{
+	struct mem_word m = { .word = ATOMIC64_INIT(0) };
+	struct rdmalock_dslr_io io = mem_io(&m);
+	u64 prev, reader, writer;
+	bool sh;
+
+	KUNIT_ASSERT_EQ(test, rdmalock_dslr_take(&io, false, DSLR_COUNT_MAX, false,
+						 &prev), 0);
+	reader = raw_ticket(&m, true);
+	KUNIT_EXPECT_EQ(test, poll_now(&m, reader, true), DSLR_POLL_WAIT);
+	KUNIT_ASSERT_EQ(test, rdmalock_dslr_downgrade(&io, DSLR_COUNT_MAX, &prev, &sh), 0);
+	KUNIT_EXPECT_TRUE(test, sh);
+	KUNIT_EXPECT_EQ(test, poll_now(&m, reader, true), DSLR_POLL_GRANTED);
+	writer = raw_ticket(&m, false);
+	KUNIT_EXPECT_EQ(test, poll_now(&m, writer, false), DSLR_POLL_WAIT);
+	KUNIT_EXPECT_EQ(test, rdmalock_dslr_give(&io, true, DSLR_COUNT_MAX, prev), 0);
+	KUNIT_EXPECT_EQ(test, poll_now(&m, writer, false), DSLR_POLL_WAIT);
+	KUNIT_EXPECT_EQ(test, rdmalock_dslr_give(&io, true, DSLR_COUNT_MAX, reader), 0);
+	KUNIT_EXPECT_EQ(test, poll_now(&m, writer, false), DSLR_POLL_GRANTED);
+	KUNIT_EXPECT_EQ(test, rdmalock_dslr_give(&io, false, DSLR_COUNT_MAX, writer), 0);
+	KUNIT_EXPECT_TRUE(test, rdmalock_dslr_drained(atomic64_read(&m.word)));
+}
+
+/*
+ * Behind a waiting writer a shared ticket taken now would come after it:
+ * the writer would be granted while the converted holder still reads.
+ * The downgrade keeps its exclusive ticket instead, and the word as it
+ * was; the unguarded CAS shows what it avoids.
+ */
+static void downgrade_behind_a_writer_keeps_the_exclusive_ticket(struct kunit *test)
+{
+	struct mem_word m = { .word = ATOMIC64_INIT(0) };
+	struct rdmalock_dslr_io io = mem_io(&m);
+	u64 prev, kept, writer, before;
+	bool sh;
+
+	KUNIT_ASSERT_EQ(test, rdmalock_dslr_take(&io, false, DSLR_COUNT_MAX, false,
+						 &prev), 0);
+	writer = raw_ticket(&m, false);
+	raw_ticket(&m, true);
+	before = atomic64_read(&m.word);
+	kept = prev;
+	KUNIT_ASSERT_EQ(test, rdmalock_dslr_downgrade(&io, DSLR_COUNT_MAX, &prev, &sh), 0);
+	KUNIT_EXPECT_FALSE(test, sh);
+	KUNIT_EXPECT_EQ(test, prev, kept);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&m.word), before);
+	KUNIT_EXPECT_EQ(test, poll_now(&m, writer, false), DSLR_POLL_WAIT);
+
+	atomic64_add(dslr_release_add(false) + dslr_ticket_add(true), &m.word);
+	KUNIT_EXPECT_EQ(test, poll_now(&m, writer, false), DSLR_POLL_GRANTED);
+}
+
+/*
+ * COUNT_MAX 2. Frozen by max_X, our own ticket having reached it: the
+ * shared ticket is one of the epoch, and the release drains the word
+ * and zeroes it. Frozen by max_S, the readers queued behind having
+ * reached it: a shared ticket would not be, and the exclusive one is
+ * kept.
+ */
+static void downgrade_in_a_frozen_word(struct kunit *test)
+{
+	struct mem_word m = { .word = ATOMIC64_INIT(dslr_word(1, 0, 1, 0)) };
+	struct rdmalock_dslr_io io = mem_io(&m);
+	u64 prev, before;
+	bool sh;
+
+	KUNIT_ASSERT_EQ(test, rdmalock_dslr_take(&io, false, 2, false, &prev), 0);
+	KUNIT_ASSERT_TRUE(test, rdmalock_dslr_frozen(atomic64_read(&m.word), 2));
+	KUNIT_ASSERT_EQ(test, rdmalock_dslr_downgrade(&io, 2, &prev, &sh), 0);
+	KUNIT_EXPECT_TRUE(test, sh);
+	KUNIT_EXPECT_EQ(test, rdmalock_dslr_give(&io, true, 2, prev), 0);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&m.word), 0);
+
+	KUNIT_ASSERT_EQ(test, rdmalock_dslr_take(&io, false, 2, false, &prev), 0);
+	raw_ticket(&m, true);
+	raw_ticket(&m, true);
+	before = atomic64_read(&m.word);
+	KUNIT_ASSERT_EQ(test, dslr_ms(before), 2);
+	KUNIT_ASSERT_EQ(test, rdmalock_dslr_downgrade(&io, 2, &prev, &sh), 0);
+	KUNIT_EXPECT_FALSE(test, sh);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&m.word), before);
+}
+
+/*
+ * A lone reader converted up excludes every later requester; with another
+ * reader holding, or a writer waiting, it is refused and nothing moves.
+ */
+static void upgrade_only_for_the_one_holder(struct kunit *test)
+{
+	struct mem_word m = { .word = ATOMIC64_INIT(0) };
+	struct rdmalock_dslr_io io = mem_io(&m);
+	u64 prev, other, reader, writer, before;
+
+	KUNIT_ASSERT_EQ(test, rdmalock_dslr_take(&io, true, DSLR_COUNT_MAX, false,
+						 &prev), 0);
+	KUNIT_ASSERT_EQ(test, rdmalock_dslr_take(&io, true, DSLR_COUNT_MAX, false,
+						 &other), 0);
+	before = atomic64_read(&m.word);
+	KUNIT_EXPECT_EQ(test, rdmalock_dslr_upgrade(&io, DSLR_COUNT_MAX, &prev), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&m.word), before);
+	KUNIT_ASSERT_EQ(test, rdmalock_dslr_give(&io, true, DSLR_COUNT_MAX, other), 0);
+
+	KUNIT_ASSERT_EQ(test, rdmalock_dslr_upgrade(&io, DSLR_COUNT_MAX, &prev), 0);
+	reader = raw_ticket(&m, true);
+	KUNIT_EXPECT_EQ(test, poll_now(&m, reader, true), DSLR_POLL_WAIT);
+	KUNIT_EXPECT_EQ(test, rdmalock_dslr_give(&io, false, DSLR_COUNT_MAX, prev), 0);
+	KUNIT_EXPECT_EQ(test, poll_now(&m, reader, true), DSLR_POLL_GRANTED);
+
+	writer = raw_ticket(&m, false);
+	before = atomic64_read(&m.word);
+	KUNIT_EXPECT_EQ(test, rdmalock_dslr_upgrade(&io, DSLR_COUNT_MAX, &reader), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&m.word), before);
+	KUNIT_EXPECT_EQ(test, rdmalock_dslr_give(&io, true, DSLR_COUNT_MAX, reader), 0);
+	KUNIT_EXPECT_EQ(test, poll_now(&m, writer, false), DSLR_POLL_GRANTED);
+}
+
 #define STRESS_THREADS	4
 #define STRESS_ROUNDS	1000
 #define STRESS_COUNT_MAX 4
@@ -310,6 +443,24 @@ static void stress_cs(struct mem_word *m, bool sh)
 	atomic_dec(mine);
 }
 
+/* Every other holder converts its ticket: up where it can, else down. */
+static int stress_convert(const struct rdmalock_dslr_io *io, u32 count_max,
+			  u64 *prev, bool *sh)
+{
+	int ret;
+
+	if (get_random_u32() & 1)
+		return 0;
+	if (!*sh)
+		return rdmalock_dslr_downgrade(io, count_max, prev, sh);
+	ret = rdmalock_dslr_upgrade(io, count_max, prev);
+	if (ret == -EAGAIN)
+		return 0;
+	if (!ret)
+		*sh = false;
+	return ret;
+}
+
 /* Stops at the first error, but where the tickets lie: it goes on. */
 static int stress_fn(void *data)
 {
@@ -322,6 +473,10 @@ static int stress_fn(void *data)
 		bool sh = get_random_u32() & 1;
 
 		ret = rdmalock_dslr_take(&io, sh, s->count_max, false, &prev);
+		if (ret)
+			break;
+		stress_cs(s->m, sh);
+		ret = stress_convert(&io, s->count_max, &prev, &sh);
 		if (ret)
 			break;
 		stress_cs(s->m, sh);
@@ -398,6 +553,10 @@ static struct kunit_case rdmalock_dslr_cases[] = {
 	KUNIT_CASE(d11_a_zeroed_word_skips_the_ticket),
 	KUNIT_CASE(the_drained_frozen_word_is_zeroed),
 	KUNIT_CASE(the_last_undo_zeroes_the_word),
+	KUNIT_CASE(downgrade_admits_the_readers_behind),
+	KUNIT_CASE(downgrade_behind_a_writer_keeps_the_exclusive_ticket),
+	KUNIT_CASE(downgrade_in_a_frozen_word),
+	KUNIT_CASE(upgrade_only_for_the_one_holder),
 	KUNIT_CASE(overflow_resets_under_concurrent_requesters),
 	KUNIT_CASE(the_stress_catches_lying_tickets),
 	{}

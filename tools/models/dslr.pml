@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * DSLR (shared/specs/dslr.md) at the level of single verbs: the §11
- * pseudocode, which is the paper's Algorithms 1-3 with the fixes of §8.
- * Not implemented in kmod/ yet; the kernel's DSLR will be held to this
- * model, and Documentation/models.rst maps its steps to the spec.
+ * pseudocode, which is the paper's Algorithms 1-3 with the fixes of §8;
+ * with ZERO_ON_DRAIN and CONVERT, kmod/dslr.c's protocol.
+ * Documentation/models.rst maps its steps to the spec.
  *
  * The lock word is one variable holding n_X, n_S, max_X, max_S as digits
  * of base B, so an FA carries and borrows across fields as the 64-bit
@@ -42,6 +42,17 @@
  * still holds a ticket of the old epoch (ZERO_OK). That is a timing rule
  * §11 lacks; see models.rst "the stale waiter" for why it is needed and
  * how a kernel can meet it. -DNO_ZERO_GUARD drops it.
+ *
+ * -DCONVERT (with ZERO_ON_DRAIN): kmod/dslr.c's conversions in place. A
+ * holder may convert once it has been in its critical section, then is in
+ * it again in the mode it holds. Each conversion is one CAS from a READ,
+ * retried while its guard holds: down, the exclusive slot accounted and a
+ * shared ticket taken, while no exclusive ticket came after ours and
+ * max_S is below CM (else the exclusive ticket is kept); up, the shared
+ * slot accounted and an exclusive ticket taken, when ours is the one
+ * shared slot outstanding and no exclusive one is, in a word not frozen
+ * (else it is refused).
+ * -DUNGUARDED_DOWNGRADE converts down whoever waits behind.
  *
  * A monitor asserts that the word stays well formed: no n field above its
  * max field or above COUNT_MAX. An undo that borrows, or a release of a
@@ -200,6 +211,16 @@ byte tep[NP + 1];
 #else
 #define ZERO_OK	(!STALE(1) && !STALE(2) && !STALE(3))
 #endif
+
+#if defined(CONVERT) && defined(FAULTS)
+#error "CONVERT models the views' recovery: no FAULTS"
+#endif
+#ifdef UNGUARDED_DOWNGRADE
+#define MAY_DOWNGRADE(p, v)	(MS(v) < CM)
+#else
+#define MAY_DOWNGRADE(p, v)	(MX(v) == MX(p) + 1 && MS(v) < CM)
+#endif
+#define MAY_UPGRADE(v)	(NX(v) == MX(v) && NS(v) + 1 == MS(v) && !FROZEN(v))
 
 /* A client that stops using the lock: out of the critical section. */
 inline leave_cs(p)
@@ -390,6 +411,53 @@ held:
 			};
 			atomic { leave_cs(me) }
 		} unless { expired[me] };
+#ifdef CONVERT
+		/* One conversion try: a READ, then CAS while the guard holds. */
+		if
+		:: md[me] == EX -> val = L;
+			do
+			:: MAY_DOWNGRADE(tk[me], val) ->
+				atomic {
+					RDMA_CAS(L, val, val + F_NX + 1, old);
+					if
+					:: old == val -> tk[me] = val + F_NX; md[me] = SH
+					:: else -> val = old
+					fi
+				};
+				if
+				:: md[me] == SH -> break
+				:: else
+				fi
+			:: else -> break
+			od
+		:: md[me] == SH -> val = L;
+			do
+			:: MAY_UPGRADE(val) ->
+				atomic {
+					RDMA_CAS(L, val, val + F_NS + F_MX, old);
+					if
+					:: old == val -> tk[me] = val + F_NS; md[me] = EX
+					:: else -> val = old
+					fi
+				};
+				if
+				:: md[me] == EX -> break
+				:: else
+				fi
+			:: else -> break
+			od
+		:: skip
+		fi;
+		atomic {
+			if
+			:: md[me] == EX -> xholders++
+			:: else -> sholders++
+			fi;
+			incs[me] = 1;
+			assert(xholders + sholders == 1 || xholders == 0)
+		};
+		atomic { leave_cs(me) };
+#endif
 		/* Alg. 3, with INV-9's margin: the lease check and the FA are one. */
 #ifdef LATE_RELEASE
 		expired[me] == 0;

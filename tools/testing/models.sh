@@ -242,6 +242,13 @@ check pass "dslr as kmod runs it: starvation freedom from the ticket (weak fairn
 	dslr ltl:starvation -DZERO_ON_DRAIN -DLIVENESS -DROUNDS=0
 check fail "dslr negative: zeroed on drain, but a frozen word zeroed undrained" dslr \
 	both -DZERO_ON_DRAIN -DZERO_UNDRAINED -DNP=3 -DROUNDS=1
+# Its conversions in place, each holder converting once per round.
+check pass "dslr as kmod runs it, with conversions: mutual exclusion, no deadlock" \
+	dslr both -DZERO_ON_DRAIN -DCONVERT -DNP=3 -DROUNDS=1
+check pass "dslr as kmod runs it, with conversions, 2 clients x 2 rounds: mutual exclusion, no deadlock" \
+	dslr both -DZERO_ON_DRAIN -DCONVERT
+check fail "dslr negative: a downgrade taken behind a waiting writer" dslr \
+	safety -DZERO_ON_DRAIN -DCONVERT -DUNGUARDED_DOWNGRADE
 
 # Membership: the view change and recovery of kmod/membership.c and
 # kmod/recovery.c, three nodes, the lock homed on node 0, node leases in
