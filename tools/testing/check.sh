@@ -53,28 +53,29 @@ group builds "$testing/builds.sh"
 group lint "$testing/lint.sh"
 group kunit "$testing/kunit.sh"
 group models "$testing/models.sh"
-# fabric begins with smoke's checks: one boot less per kernel.
-group fabric-stock "$testing/vm/vmtest.sh" --scenario fabric --kernel stock \
+# fabric begins with smoke's checks: one boot less per kernel. DSLR's
+# torture matrix shares its boot; on the debug kernel, membership-debug
+# shows DSLR's paths to lockdep and KASAN (its torture, the overflow
+# resets, the holder and waiter lost with their node).
+group fabric-stock "$testing/vm/vmtest.sh" --scenario fabric+dslr --kernel stock \
 	--outdir "$out/fabric-stock"
-# Emulated atomics are messages, whose path fabric-stock takes on 6.1;
-# what is their own (the request table, its locking) lockdep and KASAN
-# check on the debug kernel. It is fabric's scenario, so they see the rest
-# of fabric's paths there too: no fabric-debug.
-group emulated-debug "$testing/vm/vmtest.sh" --scenario fabric-emulated \
-	--kernel debug --outdir "$out/emulated-debug"
-# Only the debug kernel has the fault-injection framework.
-group fault-debug "$testing/vm/vmtest.sh" --scenario fabric-fault --kernel debug \
-	--outdir "$out/fault-debug"
-# Cuts, a device's removal and a death, on the debug kernel only, for
-# lockdep and KASAN on the paths that tear connections down and make
-# them again; membership-stock cuts links and kills a node on 6.1.
-group kill-debug "$testing/vm/vmtest.sh" --scenario fabric-kill --kernel debug \
-	--outdir "$out/kill-debug"
-# A hostile peer: on the debug kernel only, where lockdep and KASAN see
-# the paths that refuse it, which no well-behaved peer takes. They parse
-# and check our own wire format, the same on every kernel.
-group hostile-debug "$testing/vm/vmtest.sh" --scenario fabric-hostile \
-	--kernel debug --timeout 900 --outdir "$out/hostile-debug"
+# The fabric's debug-kernel scenarios share one boot (a debug boot and
+# its set-up cost about a minute), in this order since fabric-kill ends
+# with a node's death:
+# - fabric-emulated: emulated atomics are messages, whose path
+#   fabric-stock takes on 6.1; what is their own (the request table, its
+#   locking) lockdep and KASAN check here, with the rest of fabric's
+#   paths: there is no fabric-debug of native atomics;
+# - fabric-fault: only the debug kernel has the fault-injection framework;
+# - fabric-hostile: the paths that refuse a hostile peer, which no
+#   well-behaved peer takes; they parse our own wire format, the same on
+#   every kernel;
+# - fabric-kill: cuts, a device's removal and a death, for the paths that
+#   tear connections down and make them again; membership-stock cuts
+#   links and kills a node on 6.1.
+group fabric-debug "$testing/vm/vmtest.sh" \
+	--scenario fabric-emulated+fabric-fault+fabric-hostile+fabric-kill \
+	--kernel debug --timeout 2400 --outdir "$out/fabric-debug"
 # No alock-debug: lockdep and KASAN see ALock's, cas's and mcs's paths in
 # membership-debug (their tortures, holders and waiters lost with their
 # nodes), names-debug (ALock's cohorts, locks held by a file, the sample

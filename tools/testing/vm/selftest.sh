@@ -4,35 +4,91 @@
 # selftest.sh: the harness must catch failure. A scenario that fails a
 # test, one that panics a guest and one that hangs must each make vmtest
 # exit non-zero with a message saying what happened, and leave no QEMU
-# process, tap, bridge or network namespace behind.
+# process, tap, bridge or network namespace behind; and a run killed
+# outright, which cleans nothing up, must be seen to leave them.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib.sh"
 
 out=$RDMALOCK_TOP/out/selftest
 rm -rf "$out" && mkdir -p "$out"
-# Anything a vmtest run creates carries "rdmalock-vt-" in its name: the
-# namespace (which holds the bridge and the taps) and QEMU's -name.
+# What a vmtest run left: its network namespace (which holds the bridge
+# and the taps) and its QEMU processes, all named rdmalock-vt-<its pid>.
+# Only this script's runs are looked at: another run on the machine is
+# none of its business.
 leftovers() {
-	ip netns list | grep 'rdmalock-vt-' || true
-	ip -o link show | grep -E 'rdmalock-vt-|tap[0-9]' || true
-	pgrep -a -f 'qemu-system-x86_64 -name rdmalock-vt-' || true
+	local tag=rdmalock-vt-$1
+
+	ip netns list | grep -w -- "$tag" || true
+	pgrep -a -f "qemu-system-x86_64 -name $tag-" || true
+}
+
+# no_leftovers WHAT PID: the check that run PID left nothing; what it
+# left, if anything, is in the result's line.
+no_leftovers() {
+	local left
+
+	left=$(leftovers "$2" | cut -c1-60 | tr '\n' ';')
+	[ -z "$left" ]
+	result "$1: no QEMU process, tap, bridge or namespace left${left:+ (left: $left)}" $?
+}
+
+# run_vmtest LOG VMTEST-ARGS...: vmtest in the background, so that its
+# pid, which names what it creates, is known; sets pid and rc.
+run_vmtest() {
+	local log=$1
+
+	shift
+	rc=0
+	"$here/vmtest.sh" "$@" >"$log" 2>&1 &
+	pid=$!
+	wait "$pid" || rc=$?
 }
 
 # expect_failure SCENARIO MESSAGE-RE VMTEST-ARGS...
 expect_failure() {
-	local scenario=$1 re=$2 log=$out/$1.log rc=0
+	local scenario=$1 re=$2 log=$out/$1.log
 
 	shift 2
-	"$here/vmtest.sh" --scenario "$scenario" --outdir "$out/$scenario" "$@" \
-		>"$log" 2>&1 || rc=$?
+	run_vmtest "$log" --scenario "$scenario" --outdir "$out/$scenario" "$@"
 	sed 's/^/    /' "$log"
 	[ "$rc" -ne 0 ]
 	result "$scenario: vmtest exits non-zero (rc $rc)" $?
 	grep -Eq "$re" "$log"
 	result "$scenario: says what happened (/$re/)" $?
-	[ -z "$(leftovers)" ]
-	result "$scenario: no QEMU process, tap, bridge or namespace left" $?
+	no_leftovers "$scenario" "$pid"
+}
+
+# guests_started OUTDIR: the run's last guest is running its init.
+guests_started() {
+	for _ in $(seq 120); do
+		grep -qs 'Run /init' "$1/node1.console" && return 0
+		sleep 1
+	done
+	return 1
+}
+
+# The control of no_leftovers: a run killed outright cleans nothing up,
+# and the check must see it. What it left is then removed here.
+killed_run() {
+	local pid left
+
+	"$here/vmtest.sh" --scenario selftest-hang --nodes 2 --outdir "$out/killed" \
+		>"$out/killed.log" 2>&1 &
+	pid=$!
+	guests_started "$out/killed"
+	kill -KILL "$pid"
+	wait "$pid" 2>/dev/null
+	left=$(leftovers "$pid")
+	printf '    left: %s\n' "$left"
+	[ -n "$left" ]
+	result "control: a vmtest killed by SIGKILL is seen to leave its guests and namespace" $?
+	pkill -KILL -f "qemu-system-x86_64 -name rdmalock-vt-$pid-"
+	ip netns del "rdmalock-vt-$pid" 2>/dev/null
+	for _ in $(seq 10); do
+		[ -n "$(leftovers "$pid")" ] || break
+		sleep 1
+	done
 }
 
 # Ctrl-C while the guests run: vmtest must stop them and clean up.
@@ -47,21 +103,18 @@ interrupt_run() {
 		--outdir "$out/interrupt" >"$log" 2>&1 &
 	pid=$!
 	set +m
-	for _ in $(seq 120); do
-		grep -qs 'Run /init' "$out/interrupt/node1.console" && break
-		sleep 1
-	done
+	guests_started "$out/interrupt"
 	# To the whole process group, as a terminal's Ctrl-C does.
 	kill -INT -- "-$pid"
 	wait "$pid" || rc=$?
 	sed 's/^/    /' "$log"
 	[ "$rc" -eq 130 ] && grep -q 'interrupted' "$log"
 	result "Ctrl-C: vmtest stops with status 130 (rc $rc)" $?
-	[ -z "$(leftovers)" ]
-	result "Ctrl-C: no QEMU process, tap, bridge or namespace left" $?
+	no_leftovers Ctrl-C "$pid"
 }
 
 set +e
+killed_run
 interrupt_run
 expect_failure selftest-fail '^node0: not ok 2 - this test fails on purpose$' --nodes 2
 expect_failure selftest-panic 'node1: FAILED: guest died before finishing: .*Kernel panic' --nodes 2

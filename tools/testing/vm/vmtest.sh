@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# vmtest.sh [--nodes N] [--scenario NAME] [--kernel stock|debug]
+# vmtest.sh [--nodes N] [--scenario NAME[+NAME...]] [--kernel stock|debug]
 #           [--timeout SECONDS] [--outdir DIR] [--disk MB]
 #           [--set NAME=VALUE]...
 #
@@ -11,6 +11,8 @@
 # and prints "N passed, N failed". A guest that dies, hangs past the
 # timeout or prints a kernel splat fails the run. QEMU processes and the
 # namespace (with its bridge and taps) are removed on every exit path.
+# Scenarios joined by + run one after the other in the same boot; only
+# the last may power a node off.
 # With --disk, the guests also share one raw disk of MB megabytes
 # (/dev/vda in each), as a cluster filesystem's storage. --set puts NAME
 # in the scenario's environment on every node.
@@ -45,8 +47,10 @@ done
 [[ "$nodes" =~ ^[1-8]$ ]] || die "--nodes must be 1 to 8"
 [ -z "$disk_mb" ] || [[ "$disk_mb" =~ ^[1-9][0-9]{0,4}$ ]] ||
 	die "--disk must be 1 to 99999 (MB)"
-[ -f "$here/scenarios/$scenario.sh" ] ||
-	die "no scenario '$scenario' (see $here/scenarios/)"
+for part in ${scenario//+/ }; do
+	[ -f "$here/scenarios/$part.sh" ] ||
+		die "no scenario '$part' (see $here/scenarios/)"
+done
 case "$kernel" in
 stock) timeout=${timeout:-300} mem=1024 ;;
 debug) timeout=${timeout:-900} mem=2048 ;;
@@ -243,7 +247,9 @@ report_node() {
 	[ -f "$tap" ] || return 0
 	# The guest wrote through a serial port: strip its CRs.
 	sed -i 's/\r$//' "$tap"
-	sed -n "s/^\(\(not \)\{0,1\}ok \)/node$i: \1/p" "$tap"
+	# Results of a scenario that shared its boot carry its name.
+	awk -v node="node$i: " '/^# part / { part = $3 ": "; next }
+		/^(not )?ok / { sub(/ - /, " - " part); print node $0 }' "$tap"
 	ok=$(grep -c '^ok ' "$tap" || true)
 	notok=$(grep -c '^not ok ' "$tap" || true)
 	# A known failure, marked "# TODO" by the scenario, is reported and
@@ -253,7 +259,8 @@ report_node() {
 	skipped=$((skipped + todo))
 	passed=$((passed + ok))
 	failed=$((failed + notok))
-	plan=$(sed -n 's/^1\.\.\([0-9]*\)$/\1/p' "$tap" | head -n 1)
+	plan=$(awk -F. '/^1\.\.[0-9]+$/ { plan += $3; seen = 1 }
+		END { if (seen) print plan }' "$tap")
 	results=$((ok + notok + todo))
 	if [ "${ended[i]}" = finished ] && [ "${plan:-x}" != "$results" ]; then
 		node_fail "$i" "planned ${plan:-no} tests, reported $results"

@@ -171,8 +171,7 @@ if [ "$VMTEST_NODE" -eq "$victim" ]; then
 	tap_check "locks are released when their file is closed" file_holds_locks
 	tap_check "the example client module takes and drops locks" example_client
 	tap_check "a timed lock of a held lock times out (ETIMEDOUT)" timeout_while_held
-	barrier victim-ready
-	die_now
+	die_after victim-ready
 fi
 tap_check "locks are released when their file is closed" file_holds_locks
 tap_check "the example client module takes and drops locks" example_client

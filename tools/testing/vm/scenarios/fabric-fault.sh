@@ -226,7 +226,8 @@ no_message_lost() { [ "$(lost)" -eq "$(cat /tmp/lost-before)" ]; }
 gone() { ! kill -0 "$1" 2>/dev/null; }
 
 # rxe0 is removed while a domain is being created on it (its loopback's
-# probe stretched to 3 s): the removal returns, the creation fails.
+# probe stretched to 3 s): the removal returns, the creation fails. rxe0
+# is then added again, for a scenario that shares the boot.
 remove_during_create() {
 	local pid i0 rc=0
 
@@ -241,6 +242,7 @@ remove_during_create() {
 	rdma link delete rxe0 &
 	retry 30 gone $! || rc=1
 	wait $pid && rc=1
+	rdma link add rxe0 type rxe netdev eth0 || rc=1
 	injected_past delay_ready "$i0" && [ $rc -eq 0 ]
 }
 

@@ -71,9 +71,9 @@ conns_unchanged() {
 	diff /tmp/conns-before /tmp/conns-after
 }
 
-publish_rkey() { region_rkey >"/www/rkey-$1"; }
+publish_rkey() { region_rkey >"$WWW/rkey-$1"; }
 
-stolen_rkey() { wget -q -O - "http://$(node_addr $target)/rkey-$1"; }
+stolen_rkey() { wget -q -O - "$(peer_url $target "rkey-$1")"; }
 
 # attack NAME DOMAIN PORT NODE LOCKS [RKEY]: one attack by the hostile
 # peer on the last node, claiming to be NODE; prints its outcome.
@@ -182,8 +182,8 @@ invalidated_once() {
 new_rkey() {
 	local old
 
-	old=$(cat /www/rkey-1) && publish_rkey 2 &&
-		[ "$(cat /www/rkey-2)" != "$old" ]
+	old=$(cat "$WWW/rkey-1") && publish_rkey 2 &&
+		[ "$(cat "$WWW/rkey-2")" != "$old" ]
 }
 
 HEAL_SECONDS=40

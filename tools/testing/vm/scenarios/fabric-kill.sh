@@ -198,10 +198,8 @@ if [ "$VMTEST_NODE" -eq "$victim" ]; then
 	tap_check "domain create" create
 	tap_check "every node is up" retry 60 domain_up $DOMAIN
 	heal_and_remove
-	barrier kill-up
 	# Let the survivors' storm get going, then vanish.
-	sleep 2
-	die_now
+	die_after kill-up 120 2
 fi
 
 tap_plan 17

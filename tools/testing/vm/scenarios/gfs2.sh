@@ -436,8 +436,7 @@ death() {
 	if [ "$VMTEST_NODE" -eq "$victim" ]; then
 		tap_check "rdmalock: the last node syncs a file, and dies writing another" \
 			doom_victim
-		barrier doomed 300
-		die_now
+		die_after doomed 300
 	fi
 	VMTEST_GONE=$victim
 	barrier doomed 300

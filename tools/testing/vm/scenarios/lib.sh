@@ -50,6 +50,14 @@ tap_check() {
 
 node_addr() { echo "$VMTEST_NODES" | cut -d, -f$(($1 + 1)); }
 
+# What a node publishes, its httpd serves to the peers. A scenario that
+# shares its boot with others (vmtest --scenario A+B) publishes in a
+# directory of its own, VMTEST_PART, which guest/init makes.
+WWW=/www${VMTEST_PART:+/$VMTEST_PART}
+
+# peer_url NODE NAME: where NODE publishes NAME.
+peer_url() { echo "http://$(node_addr "$1")/${VMTEST_PART:+$VMTEST_PART/}$2"; }
+
 num_nodes() { echo "$VMTEST_NODES" | tr ',' '\n' | wc -l; }
 
 # Ids of the other nodes.
@@ -109,15 +117,35 @@ every_word_is() {
 # node publishes the names it reached through its httpd; guests boot at
 # different speeds, so peers that are not up yet are simply retried.
 # Nodes listed in VMTEST_GONE (ids, space-separated) are not waited for.
+# A node that passed says so in NAME.passed, for a victim (die_after).
 barrier() {
-	local name="$1" secs="${2:-120}" p
+	local name="$1" secs="${2:-120}"
 
-	: >"/www/$name"
+	: >"$WWW/$name"
+	peers_published "$name" "$secs" || return 1
+	: >"$WWW/$name.passed"
+}
+
+# peers_published NAME SECONDS: every peer not in VMTEST_GONE publishes NAME.
+peers_published() {
+	local name="$1" secs="$2" p
+
 	for p in $(peers); do
 		case " ${VMTEST_GONE:-} " in *" $p "*) continue ;; esac
-		retry "$secs" wget -q -O /dev/null "http://$(node_addr "$p")/$name" ||
+		retry "$secs" wget -q -O /dev/null "$(peer_url "$p" "$name")" ||
 			return 1
 	done
+}
+
+# die_after NAME [SECONDS [LINGER]]: the victim's last barrier, then its
+# death, LINGER seconds after every peer passed NAME too. Passing a
+# barrier does not mean the others saw this node reach it: one still
+# asking a node that died would wait for it until its own timeout.
+die_after() {
+	barrier "$1" "${2:-120}" || true
+	peers_published "$1.passed" "${2:-120}" || true
+	sleep "${3:-0}"
+	die_now
 }
 
 # die_now: report this node finished, then power off at once, with no
@@ -246,10 +274,31 @@ torture_round() {
 	rdmalockctl counters-reset "$dom" --locks "${locks:-1}" || return 1
 	barrier "reset-$tag" || return 1
 	rdmalockctl torture "$dom" --counts "/tmp/counts-$tag" "$@" || rc=1
-	mv "/tmp/counts-$tag" "/www/counts-$tag" 2>/dev/null || rc=1
+	mv "/tmp/counts-$tag" "$WWW/counts-$tag" 2>/dev/null || rc=1
 	barrier "done-$tag" || return 1
 	return $rc
 }
+
+# torture_matrix DOMAIN ALGO: the reader-writer torture of DOMAIN on one
+# lock and on 100, at each read share of READS (percent), TORTURE_MS each
+# with THREADS threads a node; checked for violations and by the counters.
+torture_matrix() {
+	local locks read
+
+	for locks in 1 100; do
+		for read in $READS; do
+			tap_check "$2 torture, $locks locks, $read% reads: no violation" \
+				torture_round "$1" "$2-$locks-$read" \
+				--threads "$THREADS" --duration "$TORTURE_MS" \
+				--locks "$locks" --read "$read"
+			tap_check "$2 torture, $locks locks, $read% reads: counters exact" \
+				counters_exact "$1" "$2-$locks-$read" "$locks"
+		done
+	done
+}
+
+# torture_matrix_tests: how many results torture_matrix gives.
+torture_matrix_tests() { echo $((2 * 2 * $(echo "$READS" | wc -w))); }
 
 # cached_round DOMAIN TAG ARGS...: a torture round with lock caching that
 # passes, where blocking callbacks came.
@@ -282,10 +331,10 @@ deaf_round() {
 counters_exact() {
 	local dom="$1" tag="$2" locks="$3" p
 
-	cp "/www/counts-$tag" "/tmp/all-$tag"
+	cp "$WWW/counts-$tag" "/tmp/all-$tag"
 	for p in $(peers); do
 		case " ${VMTEST_GONE:-} " in *" $p "*) continue ;; esac
-		wget -q -O - "http://$(node_addr "$p")/counts-$tag" >>"/tmp/all-$tag" ||
+		wget -q -O - "$(peer_url "$p" "counts-$tag")" >>"/tmp/all-$tag" ||
 			return 1
 	done
 	rdmalockctl counters "$dom" --locks "$locks" --counts "/tmp/ctr-$tag" || return 1

@@ -489,9 +489,7 @@ victim_dies() {
 			hold_started "c-$algo" 60
 	done
 	barrier c-held
-	barrier c-queued
-	sleep 3
-	die_now
+	die_after c-queued
 }
 
 victim_unreachable() { ! ping -c 1 -W 1 "$(node_addr "$victim")" >/dev/null 2>&1; }

@@ -733,8 +733,7 @@ if [ "$VMTEST_NODE" -eq 0 ]; then
 fi
 mark_told death
 if [ "$VMTEST_NODE" -eq "$victim" ]; then
-	barrier victim-ready
-	die_now
+	die_after victim-ready
 fi
 # The victim waits for us, then dies; we do not wait for it.
 VMTEST_GONE=$victim

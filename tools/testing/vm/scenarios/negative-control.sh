@@ -41,9 +41,9 @@ broken_round() {
 	barrier "reset-$tag" || return 1
 	out=$(ctl torture "$dom" --locks 1 --counts "/tmp/counts-$tag" "$@" 2>&1)
 	echo "$out" >&2
-	echo "$out" | sed -n 's/^violations: //p' >"/www/violations-$tag"
-	echo "$out" | sed -n 's/^acquisitions: //p' >"/www/acquisitions-$tag"
-	mv "/tmp/counts-$tag" "/www/counts-$tag"
+	echo "$out" | sed -n 's/^violations: //p' >"$WWW/violations-$tag"
+	echo "$out" | sed -n 's/^acquisitions: //p' >"$WWW/acquisitions-$tag"
+	mv "/tmp/counts-$tag" "$WWW/counts-$tag"
 	barrier "done-$tag"
 }
 
@@ -52,8 +52,8 @@ caught() {
 	local dom="$1" tag="$2" p v a total_v=0 total_a=0 short=0
 
 	for p in $(seq 0 $((n - 1))); do
-		v=$(wget -q -O - "http://$(node_addr "$p")/violations-$tag") || return 2
-		a=$(wget -q -O - "http://$(node_addr "$p")/acquisitions-$tag") || return 2
+		v=$(wget -q -O - "$(peer_url "$p" "violations-$tag")") || return 2
+		a=$(wget -q -O - "$(peer_url "$p" "acquisitions-$tag")") || return 2
 		total_v=$((total_v + ${v:-0}))
 		total_a=$((total_a + ${a:-0}))
 	done
@@ -74,10 +74,10 @@ catch_mixed() {
 			verdict=no
 			caught test-mixed "mixed-$r" && verdict=yes
 			sum=$((sum + $(cat "/tmp/acq-mixed-$r")))
-			echo "$verdict" >"/www/verdict-mixed-$r"
+			echo "$verdict" >"$WWW/verdict-mixed-$r"
 		fi
 		barrier "judged-mixed-$r" || return 1
-		verdict=$(wget -q -O - "http://$(node_addr 0)/verdict-mixed-$r") || return 1
+		verdict=$(wget -q -O - "$(peer_url 0 "verdict-mixed-$r")") || return 1
 		if [ "$verdict" = yes ]; then
 			echo "# test-mixed caught in round $r of $MIXED_ROUNDS, after $sum acquisitions over all nodes" >/tmp/mixed-report
 			return 0

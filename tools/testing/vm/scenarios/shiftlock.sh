@@ -65,7 +65,7 @@ STREAM_MS=6000
 # streams once needed 20 s each.
 MEASURES=1
 [ ! -e "$KMEMLEAK" ] || MEASURES=0
-TORTURE_TESTS=$((2 * 2 * $(echo "$READS" | wc -w)))
+TORTURE_TESTS=$(torture_matrix_tests)
 n=$(num_nodes)
 victim=$((n - 1))
 
@@ -92,22 +92,6 @@ create_domains() {
 domains_up() {
 	domain_up dom-shift && domain_up dom-fail && domain_up dom-mid &&
 		domain_up dom-wcas && domain_up dom-cas && domain_up dom-hold
-}
-
-torture_all() {
-	local locks read
-
-	for locks in 1 100; do
-		# shellcheck disable=SC2086 # a list of words
-		for read in $READS; do
-			tap_check "shiftlock torture, $locks locks, $read% reads: no violation" \
-				torture_round dom-shift "shift-$locks-$read" \
-				--threads $THREADS --duration "$TORTURE_MS" \
-				--locks "$locks" --read "$read"
-			tap_check "shiftlock torture, $locks locks, $read% reads: counters exact" \
-				counters_exact dom-shift "shift-$locks-$read" "$locks"
-		done
-	done
 }
 
 # verbs_of_one_lock DOMAIN ID MODE-FLAG CAS FAA: taking and dropping
@@ -413,7 +397,7 @@ tap_check "rdmalock.ko loads" load_rdmalock
 tap_check "domains dom-shift, dom-fail, dom-mid, dom-wcas, dom-cas and dom-hold created" create_domains
 tap_check "every node of every domain is up" retry 60 domains_up
 barrier up
-torture_all
+torture_matrix dom-shift shiftlock
 
 # Membership recovery: a live holder keeps its lock however long it holds.
 barrier slow-hold
