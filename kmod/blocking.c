@@ -116,11 +116,54 @@ u32 rdmalock_interest_blocked_by(u64 others, u32 wanted)
 }
 EXPORT_SYMBOL_IF_KUNIT(rdmalock_interest_blocked_by);
 
+/* The class @lk's lock word serves @mode in. */
+static u32 rdmalock_mode_class(const struct rdmalock_lock *lk, unsigned int mode)
+{
+	return rdmalock_mode_shared(lk->dom->ls, mode) ?
+	       RDMALOCK_CLASS_SH : RDMALOCK_CLASS_EX;
+}
+
+/*
+ * The class @lk holds its lock word in: its mode's, or exclusive where a
+ * conversion down kept the word so (DSLR behind a writer).
+ */
+static u32 rdmalock_lock_class(const struct rdmalock_lock *lk)
+{
+	if (lk->w && lk->w->mode == RDMALOCK_MODE_EX)
+		return RDMALOCK_CLASS_EX;
+	return rdmalock_mode_class(lk, lk->mode);
+}
+
+/**
+ * rdmalock_blocking_level() - what a holder hears of a waiting request
+ * @held: the class the holder holds its word in
+ * @asked: the class of the mode it asked for
+ * @level: the request's level
+ *
+ * A holder whose word is exclusive, though its mode is shared (a
+ * conversion down kept it so), lets even a shared request in only by
+ * letting go: it hears of an exclusive one, which its owner cannot keep a
+ * shared mode through.
+ *
+ * Return: the level its callback is told, or 0 when the request does not
+ * wait for it.
+ */
+VISIBLE_IF_KUNIT u32 rdmalock_blocking_level(u32 held, u32 asked, u32 level)
+{
+	if (level && held == RDMALOCK_CLASS_EX && asked == RDMALOCK_CLASS_SH)
+		level = RDMALOCK_LEVEL_EX;
+	if (held == RDMALOCK_CLASS_SH && level != RDMALOCK_LEVEL_EX)
+		return 0;
+	return level;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_blocking_level);
+
 /* Under its interest's lock: call @lk's callback, unless told as much already. */
 static void rdmalock_tell_holder(struct rdmalock_lock *lk, u32 level)
 {
-	if (!level || lk->blocked >= level ||
-	    (lk->cls == RDMALOCK_CLASS_SH && level != RDMALOCK_LEVEL_EX))
+	level = rdmalock_blocking_level(lk->cls, rdmalock_mode_class(lk, lk->mode),
+					level);
+	if (!level || lk->blocked >= level)
 		return;
 	WRITE_ONCE(lk->blocked, level);
 	queue_work(rdmalock_names_cb_wq(lk->dom->ls->names), &lk->blocking_work);
@@ -190,19 +233,6 @@ EXPORT_SYMBOL_IF_KUNIT(rdmalock_blocking_set);
 static struct rdmalock_interest *rdmalock_lock_interest(struct rdmalock_lock *lk)
 {
 	return &lk->ent->interest;
-}
-
-/* The class @lk's lock word serves @mode in. */
-static u32 rdmalock_mode_class(const struct rdmalock_lock *lk, unsigned int mode)
-{
-	return rdmalock_mode_shared(lk->dom->ls, mode) ?
-	       RDMALOCK_CLASS_SH : RDMALOCK_CLASS_EX;
-}
-
-/* The class the lock word serves @lk's mode in. */
-static u32 rdmalock_lock_class(const struct rdmalock_lock *lk)
-{
-	return rdmalock_mode_class(lk, lk->mode);
 }
 
 /*

@@ -120,6 +120,7 @@ void rdmalock_blocking_settle(struct rdmalock_lock *lk);
 void rdmalock_blocking_cancel(struct rdmalock_lock *lk);
 void rdmalock_blocking_attach(struct rdmalock_names *nm);
 #if IS_ENABLED(CONFIG_KUNIT)
+u32 rdmalock_blocking_level(u32 held, u32 asked, u32 level);
 void rdmalock_blocking_msg(struct rdmalock_fabric *fabric, u32 node, u8 type,
 			   const void *payload, u32 len, void *ctx);
 #endif

@@ -41,10 +41,9 @@
  *
  * Conversions are in place, by one CAS that accounts the slot held and
  * takes the other mode's ticket, granted at once: up only for the one
- * holder with nobody waiting, down while no writer waits behind (else the
- * exclusive ticket is kept until the release, and the readers behind it
- * wait for that: their requests, compatible with the mode its holder
- * asked for, do not ask it to let go; the writer behind it does).
+ * holder with nobody waiting, down while no writer waits behind and the
+ * word is not frozen (else the exclusive ticket is kept until the
+ * release, and a request that waits, in either mode, asks for it).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -373,11 +372,11 @@ EXPORT_SYMBOL_IF_KUNIT(rdmalock_dslr_give);
  * then grants at once, with the readers queued behind. Only while no
  * exclusive ticket came after ours: a writer waiting behind would be
  * granted once the shared tickets before its own are accounted, and ours
- * would come after it; and while max_S is below COUNT_MAX, so that the
- * ticket is one of its epoch (the word may be frozen by max_X, our own
- * ticket having reached COUNT_MAX). Otherwise the exclusive ticket is kept
- * until the release: the holder excludes more than it asked for, never
- * less, and no writer comes in between.
+ * would come after it; and in a word that is not frozen, where later
+ * readers could not join ours, only wait for its release. Otherwise the
+ * exclusive ticket is kept until the release: the holder excludes more
+ * than it asked for, never less, and no writer comes in between; every
+ * request that waits then asks it to let go (blocking.c).
  *
  * Return: 0; or what @io returned, the word as it was.
  */
@@ -390,7 +389,7 @@ VISIBLE_IF_KUNIT int rdmalock_dslr_downgrade(const struct rdmalock_dslr_io *io,
 	*sh = false;
 	ret = io->read(io->ctx, &cur);
 	while (!ret && dslr_mx(cur) == dslr_mx(*prev) + 1 &&
-	       dslr_ms(cur) < count_max) {
+	       !rdmalock_dslr_frozen(cur, count_max)) {
 		ret = io->cas(io->ctx, cur, cur + swap, &old);
 		if (!ret && old == cur) {
 			*prev = cur + dslr_release_add(false);

@@ -92,6 +92,31 @@ static void the_strongest_request_wins(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rdmalock_interest_blocks(0, RDMALOCK_CLASS_EX), 0);
 }
 
+#define LEVEL_SH	(RDMALOCK_CLASS_SH + 1)
+
+/*
+ * What the callback hears: the request's level where the word is held in
+ * the class of the holder's mode; nothing of a shared request where both
+ * are shared; and of an exclusive request where a conversion down kept
+ * the word exclusive under a shared mode, whatever the request: told of
+ * a shared one, an owner at a shared mode (GFS2 at PR) gives nothing up,
+ * and the request waits as long as it keeps the lock.
+ */
+static void a_word_kept_exclusive_hears_of_an_exclusive_request(struct kunit *test)
+{
+	const u32 sh = RDMALOCK_CLASS_SH, ex = RDMALOCK_CLASS_EX;
+
+	KUNIT_EXPECT_EQ(test, rdmalock_blocking_level(ex, ex, LEVEL_SH), LEVEL_SH);
+	KUNIT_EXPECT_EQ(test, rdmalock_blocking_level(ex, ex, RDMALOCK_LEVEL_EX),
+			RDMALOCK_LEVEL_EX);
+	KUNIT_EXPECT_EQ(test, rdmalock_blocking_level(sh, sh, LEVEL_SH), 0);
+	KUNIT_EXPECT_EQ(test, rdmalock_blocking_level(sh, sh, RDMALOCK_LEVEL_EX),
+			RDMALOCK_LEVEL_EX);
+	KUNIT_EXPECT_EQ(test, rdmalock_blocking_level(ex, sh, LEVEL_SH),
+			RDMALOCK_LEVEL_EX);
+	KUNIT_EXPECT_EQ(test, rdmalock_blocking_level(ex, sh, 0), 0);
+}
+
 static void a_node_owns_four_bits(struct kunit *test)
 {
 	struct rdmalock_interest in = {};
@@ -113,6 +138,7 @@ static struct kunit_case rdmalock_blocking_cases[] = {
 	KUNIT_CASE(both_routes_tell_exactly_the_blockers),
 	KUNIT_CASE(a_route_deaf_to_shared_requests_is_caught),
 	KUNIT_CASE(the_strongest_request_wins),
+	KUNIT_CASE(a_word_kept_exclusive_hears_of_an_exclusive_request),
 	KUNIT_CASE(a_node_owns_four_bits),
 	{}
 };

@@ -19,6 +19,8 @@ struct mem_word {
 	atomic64_t word;
 	/* Called before each CAS: a test's way to act between two verbs. */
 	void (*before_cas)(struct mem_word *m);
+	/* What ticket_slips_in() adds. */
+	u64 slip;
 	/* A ticket's FAA that lies: every ticket looks granted at once. */
 	bool lying_ticket;
 	atomic_t zeroed;
@@ -356,34 +358,94 @@ static void downgrade_behind_a_writer_keeps_the_exclusive_ticket(struct kunit *t
 }
 
 /*
- * COUNT_MAX 2. Frozen by max_X, our own ticket having reached it: the
- * shared ticket is one of the epoch, and the release drains the word
- * and zeroes it. Frozen by max_S, the readers queued behind having
- * reached it: a shared ticket would not be, and the exclusive one is
- * kept.
+ * COUNT_MAX 2. A frozen word takes no ticket, a converted one included:
+ * the readers that come later would not join ours, only wait for its
+ * release. Frozen by max_X (our own ticket) or by max_S (the readers
+ * queued behind), the exclusive ticket is kept, the word as it was.
  */
-static void downgrade_in_a_frozen_word(struct kunit *test)
+static void downgrade_in_a_frozen_word_keeps_the_exclusive_ticket(struct kunit *test)
 {
-	struct mem_word m = { .word = ATOMIC64_INIT(dslr_word(1, 0, 1, 0)) };
+	u64 starts[] = { dslr_word(1, 0, 1, 0), 0 };
+	struct mem_word m;
+	u64 prev, before;
+	struct rdmalock_dslr_io io = mem_io(&m);
+	bool sh;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(starts); i++) {
+		m = (struct mem_word){ .word = ATOMIC64_INIT(starts[i]) };
+		KUNIT_ASSERT_EQ(test, rdmalock_dslr_take(&io, false, 2, false, &prev), 0);
+		if (!rdmalock_dslr_frozen(atomic64_read(&m.word), 2)) {
+			raw_ticket(&m, true);
+			raw_ticket(&m, true);
+		}
+		before = atomic64_read(&m.word);
+		KUNIT_ASSERT_TRUE(test, rdmalock_dslr_frozen(before, 2));
+		KUNIT_ASSERT_EQ(test, rdmalock_dslr_downgrade(&io, 2, &prev, &sh), 0);
+		KUNIT_EXPECT_FALSE(test, sh);
+		KUNIT_EXPECT_EQ(test, atomic64_read(&m.word), before);
+	}
+}
+
+/* The lone reader whose ticket froze the word takes no exclusive one from it. */
+static void upgrade_in_a_frozen_word_is_refused(struct kunit *test)
+{
+	struct mem_word m = { .word = ATOMIC64_INIT(dslr_word(0, 1, 0, 1)) };
 	struct rdmalock_dslr_io io = mem_io(&m);
 	u64 prev, before;
+
+	KUNIT_ASSERT_EQ(test, rdmalock_dslr_take(&io, true, 2, false, &prev), 0);
+	before = atomic64_read(&m.word);
+	KUNIT_ASSERT_TRUE(test, rdmalock_dslr_frozen(before, 2));
+	KUNIT_EXPECT_EQ(test, rdmalock_dslr_upgrade(&io, 2, &prev), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&m.word), before);
+}
+
+/* A ticket taken between a conversion's READ and its CAS, once. */
+static void ticket_slips_in(struct mem_word *m)
+{
+	m->before_cas = NULL;
+	atomic64_add(m->slip, &m->word);
+}
+
+/*
+ * The CAS that fails is tried again on the word it found, under the same
+ * guard: a reader slipping in does not stop a downgrade and is let in
+ * with it; a writer slipping in does, as does a reader an upgrade.
+ */
+static void a_conversion_looks_again_at_what_its_cas_found(struct kunit *test)
+{
+	struct mem_word m = { .word = ATOMIC64_INIT(0) };
+	struct rdmalock_dslr_io io = mem_io(&m);
+	u64 prev, reader, before;
 	bool sh;
 
-	KUNIT_ASSERT_EQ(test, rdmalock_dslr_take(&io, false, 2, false, &prev), 0);
-	KUNIT_ASSERT_TRUE(test, rdmalock_dslr_frozen(atomic64_read(&m.word), 2));
-	KUNIT_ASSERT_EQ(test, rdmalock_dslr_downgrade(&io, 2, &prev, &sh), 0);
+	KUNIT_ASSERT_EQ(test, rdmalock_dslr_take(&io, false, DSLR_COUNT_MAX, false,
+						 &prev), 0);
+	reader = atomic64_read(&m.word);
+	m.slip = dslr_ticket_add(true);
+	m.before_cas = ticket_slips_in;
+	KUNIT_ASSERT_EQ(test, rdmalock_dslr_downgrade(&io, DSLR_COUNT_MAX, &prev, &sh), 0);
 	KUNIT_EXPECT_TRUE(test, sh);
-	KUNIT_EXPECT_EQ(test, rdmalock_dslr_give(&io, true, 2, prev), 0);
-	KUNIT_EXPECT_EQ(test, atomic64_read(&m.word), 0);
+	KUNIT_EXPECT_EQ(test, poll_now(&m, reader, true), DSLR_POLL_GRANTED);
+	KUNIT_ASSERT_EQ(test, rdmalock_dslr_give(&io, true, DSLR_COUNT_MAX, reader), 0);
 
-	KUNIT_ASSERT_EQ(test, rdmalock_dslr_take(&io, false, 2, false, &prev), 0);
-	raw_ticket(&m, true);
-	raw_ticket(&m, true);
+	m.slip = dslr_ticket_add(true);
+	m.before_cas = ticket_slips_in;
 	before = atomic64_read(&m.word);
-	KUNIT_ASSERT_EQ(test, dslr_ms(before), 2);
-	KUNIT_ASSERT_EQ(test, rdmalock_dslr_downgrade(&io, 2, &prev, &sh), 0);
+	KUNIT_EXPECT_EQ(test, rdmalock_dslr_upgrade(&io, DSLR_COUNT_MAX, &prev), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&m.word), before + dslr_ticket_add(true));
+	KUNIT_ASSERT_EQ(test, rdmalock_dslr_give(&io, true, DSLR_COUNT_MAX, before), 0);
+	KUNIT_ASSERT_EQ(test, rdmalock_dslr_give(&io, true, DSLR_COUNT_MAX, prev), 0);
+
+	KUNIT_ASSERT_EQ(test, rdmalock_dslr_take(&io, false, DSLR_COUNT_MAX, false,
+						 &prev), 0);
+	m.slip = dslr_ticket_add(false);
+	m.before_cas = ticket_slips_in;
+	before = atomic64_read(&m.word);
+	KUNIT_ASSERT_EQ(test, rdmalock_dslr_downgrade(&io, DSLR_COUNT_MAX, &prev, &sh), 0);
 	KUNIT_EXPECT_FALSE(test, sh);
-	KUNIT_EXPECT_EQ(test, atomic64_read(&m.word), before);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&m.word), before + dslr_ticket_add(false));
 }
 
 /*
@@ -555,7 +617,9 @@ static struct kunit_case rdmalock_dslr_cases[] = {
 	KUNIT_CASE(the_last_undo_zeroes_the_word),
 	KUNIT_CASE(downgrade_admits_the_readers_behind),
 	KUNIT_CASE(downgrade_behind_a_writer_keeps_the_exclusive_ticket),
-	KUNIT_CASE(downgrade_in_a_frozen_word),
+	KUNIT_CASE(downgrade_in_a_frozen_word_keeps_the_exclusive_ticket),
+	KUNIT_CASE(upgrade_in_a_frozen_word_is_refused),
+	KUNIT_CASE(a_conversion_looks_again_at_what_its_cas_found),
 	KUNIT_CASE(upgrade_only_for_the_one_holder),
 	KUNIT_CASE(overflow_resets_under_concurrent_requesters),
 	KUNIT_CASE(the_stress_catches_lying_tickets),

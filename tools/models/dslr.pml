@@ -47,11 +47,10 @@
  * holder may convert once it has been in its critical section, then is in
  * it again in the mode it holds. Each conversion is one CAS from a READ,
  * retried while its guard holds: down, the exclusive slot accounted and a
- * shared ticket taken, while no exclusive ticket came after ours and
- * max_S is below CM (else the exclusive ticket is kept); up, the shared
- * slot accounted and an exclusive ticket taken, when ours is the one
- * shared slot outstanding and no exclusive one is, in a word not frozen
- * (else it is refused).
+ * shared ticket taken, while no exclusive ticket came after ours (else
+ * the exclusive ticket is kept); up, the shared slot accounted and an
+ * exclusive ticket taken, when ours is the one shared slot outstanding
+ * and no exclusive one is (else it is refused). Neither in a frozen word.
  * -DUNGUARDED_DOWNGRADE converts down whoever waits behind.
  *
  * A monitor asserts that the word stays well formed: no n field above its
@@ -216,9 +215,9 @@ byte tep[NP + 1];
 #error "CONVERT models the views' recovery: no FAULTS"
 #endif
 #ifdef UNGUARDED_DOWNGRADE
-#define MAY_DOWNGRADE(p, v)	(MS(v) < CM)
+#define MAY_DOWNGRADE(p, v)	(!FROZEN(v))
 #else
-#define MAY_DOWNGRADE(p, v)	(MX(v) == MX(p) + 1 && MS(v) < CM)
+#define MAY_DOWNGRADE(p, v)	(MX(v) == MX(p) + 1 && !FROZEN(v))
 #endif
 #define MAY_UPGRADE(v)	(NX(v) == MX(v) && NS(v) + 1 == MS(v) && !FROZEN(v))
 

@@ -53,17 +53,20 @@ group builds "$testing/builds.sh"
 group lint "$testing/lint.sh"
 group kunit "$testing/kunit.sh"
 group models "$testing/models.sh"
-# fabric begins with smoke's checks: one boot less per kernel. DSLR's
-# torture matrix shares its boot; on the debug kernel, membership-debug
-# shows DSLR's paths to lockdep and KASAN (its torture, the overflow
-# resets, the holder and waiter lost with their node).
-group fabric-stock "$testing/vm/vmtest.sh" --scenario fabric+dslr --kernel stock \
-	--outdir "$out/fabric-stock"
+# The stock kernel's scenarios without a death of their own share one
+# boot with alock, whose victim dies last. fabric begins with smoke's
+# checks. On the debug kernel, membership-debug shows DSLR's paths to
+# lockdep and KASAN (its torture, the overflow resets, the holder and
+# waiter lost with their node), and ALock's, cas's and mcs's too, with
+# names-debug (ALock's cohorts, locks held by a file, the sample client)
+# and kunit (the home-node cohort): no dslr-debug, no alock-debug.
+group stock "$testing/vm/vmtest.sh" --scenario fabric+dslr+negative-control+alock \
+	--kernel stock --timeout 1200 --outdir "$out/stock"
 # The fabric's debug-kernel scenarios share one boot (a debug boot and
 # its set-up cost about a minute), in this order since fabric-kill ends
 # with a node's death:
 # - fabric-emulated: emulated atomics are messages, whose path
-#   fabric-stock takes on 6.1; what is their own (the request table, its
+#   the stock group takes on 6.1; what is their own (the request table, its
 #   locking) lockdep and KASAN check here, with the rest of fabric's
 #   paths: there is no fabric-debug of native atomics;
 # - fabric-fault: only the debug kernel has the fault-injection framework;
@@ -76,12 +79,6 @@ group fabric-stock "$testing/vm/vmtest.sh" --scenario fabric+dslr --kernel stock
 group fabric-debug "$testing/vm/vmtest.sh" \
 	--scenario fabric-emulated+fabric-fault+fabric-hostile+fabric-kill \
 	--kernel debug --timeout 2400 --outdir "$out/fabric-debug"
-# No alock-debug: lockdep and KASAN see ALock's, cas's and mcs's paths in
-# membership-debug (their tortures, holders and waiters lost with their
-# nodes), names-debug (ALock's cohorts, locks held by a file, the sample
-# client) and kunit (the home-node cohort).
-group alock-stock "$testing/vm/vmtest.sh" --scenario alock --kernel stock \
-	--timeout 600 --outdir "$out/alock-stock"
 group membership-stock "$testing/vm/vmtest.sh" --scenario membership \
 	--kernel stock --timeout 900 --outdir "$out/membership-stock"
 # Fencing and lock recovery run only on failures: lockdep and KASAN there.
@@ -98,8 +95,6 @@ group names-debug "$testing/vm/vmtest.sh" --scenario names --kernel debug \
 group gfs2-stock "$testing/vm/vmtest.sh" --scenario gfs2 --kernel stock \
 	--disk 256 --timeout 600 --set GFS2_BENCH=quick --outdir "$out/gfs2-stock"
 group gfs2-negative "$testing/vm/gfs2-negative.sh"
-group negative-stock "$testing/vm/vmtest.sh" --scenario negative-control \
-	--kernel stock --outdir "$out/negative-stock"
 group shiftlock-stock "$testing/vm/vmtest.sh" --scenario shiftlock \
 	--kernel stock --timeout 900 --outdir "$out/shiftlock-stock"
 group shiftlock-debug "$testing/vm/vmtest.sh" --scenario shiftlock \

@@ -242,13 +242,15 @@ check pass "dslr as kmod runs it: starvation freedom from the ticket (weak fairn
 	dslr ltl:starvation -DZERO_ON_DRAIN -DLIVENESS -DROUNDS=0
 check fail "dslr negative: zeroed on drain, but a frozen word zeroed undrained" dslr \
 	both -DZERO_ON_DRAIN -DZERO_UNDRAINED -DNP=3 -DROUNDS=1
-# Its conversions in place, each holder converting once per round.
-check pass "dslr as kmod runs it, with conversions: mutual exclusion, no deadlock" \
-	dslr both -DZERO_ON_DRAIN -DCONVERT -DNP=3 -DROUNDS=1
+# Its conversions in place, each holder converting once per round. With
+# COUNT_MAX 2 a second writer's ticket freezes the word, so a writer
+# waits behind one converting down only with COUNT_MAX 3.
+check pass "dslr as kmod runs it, with conversions, COUNT_MAX 3: mutual exclusion, no deadlock" \
+	dslr both -DZERO_ON_DRAIN -DCONVERT -DNP=3 -DROUNDS=1 -DCM=3
 check pass "dslr as kmod runs it, with conversions, 2 clients x 2 rounds: mutual exclusion, no deadlock" \
 	dslr both -DZERO_ON_DRAIN -DCONVERT
 check fail "dslr negative: a downgrade taken behind a waiting writer" dslr \
-	safety -DZERO_ON_DRAIN -DCONVERT -DUNGUARDED_DOWNGRADE
+	safety -DZERO_ON_DRAIN -DCONVERT -DUNGUARDED_DOWNGRADE -DCM=3
 
 # Membership: the view change and recovery of kmod/membership.c and
 # kmod/recovery.c, three nodes, the lock homed on node 0, node leases in

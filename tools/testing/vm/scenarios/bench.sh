@@ -67,10 +67,10 @@ ctl() { rdmalockctl "$@"; }
 start_barrier() {
 	local p tries
 
-	: >"/www/$1"
+	: >"$WWW/$1"
 	for p in $(peers); do
 		tries=6000
-		until wget -q -O /dev/null "http://$(node_addr "$p")/$1"; do
+		until wget -q -O /dev/null "$(peer_url "$p" "$1")"; do
 			tries=$((tries - 1))
 			[ "$tries" -gt 0 ] || return 1
 			usleep 20000
@@ -80,7 +80,7 @@ start_barrier() {
 
 # bench_on NODES ALGO WORKLOAD BENCH-ARGS...: one run by the nodes in
 # NODES (ids, space-separated) while the others wait; each runner's
-# results are published as /www/bench-ALGO-WORKLOAD.
+# results are published as bench-ALGO-WORKLOAD.
 bench_on() {
 	local nodes="$1" algo="$2" tag="bench-$2-$3"
 
@@ -90,7 +90,7 @@ bench_on() {
 	*" $VMTEST_NODE "*)
 		ctl bench "dom-$algo" "$@" >"/tmp/$tag" || return 1
 		cat "/tmp/$tag" >&2
-		mv "/tmp/$tag" "/www/$tag"
+		mv "/tmp/$tag" "$WWW/$tag"
 		;;
 	esac
 	barrier "done-$tag"
@@ -121,7 +121,7 @@ bench_latency() {
 }
 
 # floor_run ALGO TAG SAMPLES: node 0 measures the floors on dom-ALGO
-# toward node 1, published as /www/floor-TAG.
+# toward node 1, published as floor-TAG.
 floor_run() {
 	local tag="floor-$2"
 
@@ -129,7 +129,7 @@ floor_run() {
 	if [ "$VMTEST_NODE" -eq 0 ]; then
 		ctl floor "dom-$1" --peer 1 --samples "$3" >"/tmp/$tag" || return 1
 		cat "/tmp/$tag" >&2
-		mv "/tmp/$tag" "/www/$tag"
+		mv "/tmp/$tag" "$WWW/$tag"
 	fi
 	barrier "done-$tag"
 }
@@ -145,7 +145,7 @@ floor_table() {
 				printf "# | %-41s | %13.3f | %13.3f | %12.3f | %12.3f |\n",
 					name[i], b50[name[i]], b99[name[i]],
 					a50[name[i]], a99[name[i]]
-		}' /www/floor-before /www/floor-after
+		}' "$WWW/floor-before" "$WWW/floor-after"
 }
 
 ratio_head() {
@@ -158,11 +158,11 @@ ratio_row() {
 	local algo="$1" p
 
 	{
-		sed 's/^/floor /' "/www/floor-$algo"
-		sed 's/^/local /' "/www/bench-$algo-solo-local"
-		sed 's/^/remote /' "/www/bench-$algo-solo-remote"
+		sed 's/^/floor /' "$WWW/floor-$algo"
+		sed 's/^/local /' "$WWW/bench-$algo-solo-local"
+		sed 's/^/remote /' "$WWW/bench-$algo-solo-remote"
 		for p in 1 2; do
-			wget -q -O - "http://$(node_addr "$p")/bench-$algo-handover" ||
+			wget -q -O - "$(peer_url "$p" "bench-$algo-handover")" ||
 				return 1
 		done | sed 's/^/handover /'
 	} | awk -v algo="$algo" '
@@ -186,7 +186,7 @@ table_row() {
 	local tag="bench-$1-$2" p
 
 	for p in $ALL_NODES; do
-		wget -q -O - "http://$(node_addr "$p")/$tag" || return 1
+		wget -q -O - "$(peer_url "$p" "$tag")" || return 1
 	done | awk -v algo="$1" -v load="$2" -F': ' '
 		$1 == "threads" { node++; thr[node] = $2; threads += $2 }
 		$1 == "acquisitions" { acq += $2; a = $2; nacq[node] = $2 }

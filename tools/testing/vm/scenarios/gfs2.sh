@@ -306,7 +306,7 @@ fsck_clean_but_statfs() {
 }
 
 # bench_run LM: this node's part of the benchmark, its rates published
-# for node 0 as /www/bench-LM: "OPERATION OPS SECONDS" lines, then GFS2's
+# for node 0 as bench-LM: "OPERATION OPS SECONDS" lines, then GFS2's
 # mean DLM round trips (ns) of inode glocks, non-blocking and blocking.
 bench_run() {
 	local lm="$1" creates=50 secs=2 out="/tmp/bench-$1"
@@ -324,7 +324,7 @@ bench_run() {
 		print substr($2, 1, length($2) - 1), k ? s / k : 0
 	}' /sys/kernel/debug/gfs2/rdmalock:$FS/sbstats >>"$out" || return 1
 	cat "$out"
-	cp "$out" /www/bench-"$lm"
+	cp "$out" "$WWW/bench-$lm"
 }
 
 # bench_gather LM: node 0 keeps every node's results, before one dies.
@@ -332,7 +332,7 @@ bench_gather() {
 	local p=0
 
 	while [ $p -lt "$n" ]; do
-		timeout 10 wget -q -O "/tmp/bench-$1-$p" "http://$(node_addr $p)/bench-$1" ||
+		timeout 10 wget -q -O "/tmp/bench-$1-$p" "$(peer_url "$p" "bench-$1")" ||
 			return 1
 		p=$((p + 1))
 	done
@@ -407,9 +407,9 @@ replays() { kmsg | grep -c ": jid=$victim: Done" || true; }
 journal_replayed() {
 	local p=0 sum=0 c
 
-	echo $(($(replays) - $(cat /tmp/replays-before))) >/www/replayed
+	echo $(($(replays) - $(cat /tmp/replays-before))) >"$WWW/replayed"
 	while [ $p -lt "$victim" ]; do
-		c=$(timeout 10 wget -q -O - "http://$(node_addr $p)/replayed") || c=0
+		c=$(timeout 10 wget -q -O - "$(peer_url "$p" "replayed")") || c=0
 		sum=$((sum + ${c:-0}))
 		p=$((p + 1))
 	done

@@ -52,8 +52,10 @@ node_addr() { echo "$VMTEST_NODES" | cut -d, -f$(($1 + 1)); }
 
 # What a node publishes, its httpd serves to the peers. A scenario that
 # shares its boot with others (vmtest --scenario A+B) publishes in a
-# directory of its own, VMTEST_PART, which guest/init makes.
+# directory of its own, VMTEST_PART, which guest/init makes: every
+# scenario publishes in WWW and fetches from peer_url.
 WWW=/www${VMTEST_PART:+/$VMTEST_PART}
+export WWW
 
 # peer_url NODE NAME: where NODE publishes NAME.
 peer_url() { echo "http://$(node_addr "$1")/${VMTEST_PART:+$VMTEST_PART/}$2"; }

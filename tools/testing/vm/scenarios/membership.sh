@@ -387,7 +387,7 @@ loss_unreported() {
 	local p g granted=no
 
 	for p in $(peers); do
-		g=$(wget -q -O - "http://$(node_addr "$p")/e-granted") || return 1
+		g=$(wget -q -O - "$(peer_url "$p" "e-granted")") || return 1
 		echo "node $p granted the lock during the cut: $g" >&2
 		[ "$g" != yes ] || granted=yes
 	done
@@ -418,7 +418,7 @@ negative_control() {
 			echo yes
 		else
 			echo no
-		fi >/www/e-granted
+		fi >"$WWW/e-granted"
 		barrier e-back 300
 	fi
 	barrier e-judged 300

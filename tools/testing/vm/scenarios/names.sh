@@ -325,10 +325,10 @@ torture_pair() {
 nodes_sum() {
 	local p n sum="${2:-0}"
 
-	echo "$sum" >"/www/value-$1"
+	echo "$sum" >"$WWW/value-$1"
 	barrier "sum-$1" || return 1
 	for p in $(peers); do
-		n=$(wget -q -O - "http://$(node_addr "$p")/value-$1") || return 1
+		n=$(wget -q -O - "$(peer_url "$p" "value-$1")") || return 1
 		sum=$((sum + ${n:-0}))
 	done
 	echo "$1 summed over the nodes: $sum" >&2
@@ -478,11 +478,11 @@ async_round() {
 
 	cached_round nm-alock async --async --threads 4 \
 		--duration $((2 * TORTURE_MS)) --locks 6 --local 50 || rc=1
-	cp /tmp/out-async /www/out-async
+	cp /tmp/out-async "$WWW/out-async"
 	barrier published-async || return 1
 	total=$(sed -n 's/^cancelled: //p' /tmp/out-async)
 	for p in $(peers); do
-		c=$(wget -q -O - "http://$(node_addr "$p")/out-async" |
+		c=$(wget -q -O - "$(peer_url "$p" "out-async")" |
 			sed -n 's/^cancelled: //p')
 		total=$((${total:-0} + ${c:-0}))
 	done
@@ -719,12 +719,12 @@ if [ "$VMTEST_NODE" -eq "$victim" ]; then
 	hold_lock doomed nm-named 4 --lvb doomed-after
 	tap_check "and holds id 4 exclusive, with an LVB to write back" \
 		hold_started doomed 30
-	token_of </tmp/hold-doomed.out >/www/doomed-token
+	token_of </tmp/hold-doomed.out >"$WWW/doomed-token"
 fi
 barrier victim-ref
 if [ "$VMTEST_NODE" -eq 0 ]; then
 	tap_check "node 0 gave the name a slot" used_here_is nm-named 1
-	wget -q -O /tmp/doomed-token "http://$(node_addr "$victim")/doomed-token"
+	wget -q -O /tmp/doomed-token "$(peer_url "$victim" "doomed-token")"
 	# Id 50 is homed on the victim; ALock and ShiftLock claim it apart.
 	hold_lock moved-alock nm-alock $MOVED_ID
 	hold_lock moved-shift nm-shift $MOVED_ID

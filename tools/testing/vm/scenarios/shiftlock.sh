@@ -137,7 +137,7 @@ contended_round() {
 	echo "$out" | awk -F': ' '$1 == "acquisitions" { a = $2 }
 		$1 == "cas_failed_per_acq" { f = $2 }
 		$1 == "delegated_per_acq" { d = $2 }
-		END { printf "%d %.0f %.0f\n", a, f * a, d * a }' >"/www/hot-$dom"
+		END { printf "%d %.0f %.0f\n", a, f * a, d * a }' >"$WWW/hot-$dom"
 	barrier "hot-done-$dom"
 }
 
@@ -147,7 +147,7 @@ failed_per_acq() {
 	local p
 
 	for p in $(seq 0 $((n - 1))); do
-		wget -q -O - "http://$(node_addr "$p")/hot-$1" || return 1
+		wget -q -O - "$(peer_url "$p" "hot-$1")" || return 1
 	done | awk '{ a += $1; f += $2; d += $3 }
 		END { if (a) printf "%.3f %.3f\n", f / a, d / a }'
 }
@@ -161,7 +161,7 @@ at_most() { awk -v v="$1" -v l="$2" 'BEGIN { exit !(v != "" && v <= l) }'; }
 granted_during_stream() {
 	local flag="$1" url start
 
-	url="http://$(node_addr 0)/streaming"
+	url="$(peer_url "0" "streaming")"
 	barrier "stream-$2" || return 1
 	sleep 1
 	start=$(date +%s)
@@ -173,13 +173,13 @@ granted_during_stream() {
 }
 
 # stream READ: acquisitions of lock 0 at READ% reads for STREAM_MS,
-# published as /www/streaming while they run.
+# published as streaming while they run.
 stream() {
 	barrier "stream-$1" || return 1
-	echo yes >/www/streaming
+	echo yes >"$WWW/streaming"
 	ctl bench dom-shift --threads $THREADS --duration "$STREAM_MS" --locks 1 \
 		--read "$1" >/dev/null
-	echo no >/www/streaming
+	echo no >"$WWW/streaming"
 }
 
 # hold_waiter TAG [--shared]: in the background, wait with no timeout
@@ -192,7 +192,7 @@ hold_waiter() {
 	rm -f "$f.out" "$f.rc"
 	{
 		timeout 300 rdmalockctl lock dom-hold $HOLD_LOCK "$@" -- \
-			wget -q -O /dev/null "http://$(node_addr 0)/hold-releasing" \
+			wget -q -O /dev/null "$(peer_url "0" "hold-releasing")" \
 			>"$f.out" 2>&1
 		echo $? >"$f.rc"
 	} &
@@ -217,9 +217,9 @@ slow_holder() {
 
 	hold_lock slow dom-hold $HOLD_LOCK
 	if hold_started slow 60; then
-		: >/www/hold-held
+		: >"$WWW/hold-held"
 		sleep "$HOLD_S"
-		: >/www/hold-releasing
+		: >"$WWW/hold-releasing"
 		hold_unlocked slow && rc=0
 	fi
 	echo $rc >/tmp/slow-holder.rc
@@ -236,7 +236,7 @@ slow_held() {
 # holds it until it dies.
 victim_holds_dead_lock() {
 	hold_lock dead dom-hold $DEAD_LOCK && hold_started dead 60 &&
-		: >/www/dead-held
+		: >"$WWW/dead-held"
 }
 
 # claim_holders: nodes 0 and 1 take the locks they hold through the
@@ -320,18 +320,18 @@ dead_lock_regained() {
 }
 
 # published NODE NAME: node NODE has published NAME.
-published() { retry 30 wget -q -O /dev/null "http://$(node_addr "$1")/$2"; }
+published() { retry 30 wget -q -O /dev/null "$(peer_url "$1" "$2")"; }
 
 # The victim dies holding the write lock 1 of dom-fail, and queued for
 # the write lock 3 of dom-mid, between node 0, which holds it, and node
 # 1: when node 0 hands it over, it goes to a dead node.
 victim_dies() {
-	ctl lock dom-fail 1 -- sh -c ': >/www/held; sleep 1000' &
-	retry 20 test -e /www/held || return 1
+	ctl lock dom-fail 1 -- sh -c ": >$WWW/held; sleep 1000" &
+	retry 20 test -e "$WWW/held" || return 1
 	published 0 mid-held || return 1
 	ctl lock dom-mid 3 -- true &
 	sleep 1
-	: >/www/mid-queued
+	: >"$WWW/mid-queued"
 	published 1 mid-queued-after || return 1
 	die_now
 }
@@ -339,7 +339,7 @@ victim_dies() {
 # Node 0 holds lock 3 of dom-mid while the queue forms behind it, until
 # the victim is gone.
 mid_holder() {
-	ctl lock dom-mid 3 -- sh -c ": >/www/mid-held
+	ctl lock dom-mid 3 -- sh -c ": >$WWW/mid-held
 		while ping -c 1 -W 1 $(node_addr "$victim") >/dev/null; do
 			sleep 1
 		done" >/tmp/mid-holder 2>&1
@@ -351,7 +351,7 @@ mid_waiter() {
 	published "$victim" mid-queued || return 1
 	(lock_after_reset dom-mid 3 1 >/tmp/mid-waiter 2>&1; echo $? >/tmp/mid-waiter.rc) &
 	sleep 1
-	: >/www/mid-queued-after
+	: >"$WWW/mid-queued-after"
 }
 
 # finished NAME: the background job NAME ended and succeeded.
@@ -392,7 +392,7 @@ case $VMTEST_NODE in
 *) tap_plan $((12 + TORTURE_TESTS)) ;;
 esac
 kmemleak_forget
-echo no >/www/streaming
+echo no >"$WWW/streaming"
 tap_check "rdmalock.ko loads" load_rdmalock
 tap_check "domains dom-shift, dom-fail, dom-mid, dom-wcas, dom-cas and dom-hold created" create_domains
 tap_check "every node of every domain is up" retry 60 domains_up
