@@ -361,83 +361,64 @@ VISIBLE_IF_KUNIT int rdmalock_dslr_give(const struct rdmalock_dslr_io *io, bool 
 }
 EXPORT_SYMBOL_IF_KUNIT(rdmalock_dslr_give);
 
+/*
+ * May the holder of ticket @prev convert it in one CAS on @cur, the new
+ * ticket granted at once? Down, only while no exclusive ticket came after
+ * ours: a writer waiting behind would be granted once the shared tickets
+ * before its own are accounted, and ours would come after it. Up, only
+ * when ours is the one shared slot not accounted for and no exclusive
+ * ticket is outstanding: else it would wait, if only for our own release.
+ * Neither in a frozen word, where later readers could not join a shared
+ * holder, only wait for its release.
+ */
+static bool rdmalock_dslr_may_convert(u64 prev, u64 cur, bool to_sh,
+				      u32 count_max)
+{
+	if (rdmalock_dslr_frozen(cur, count_max))
+		return false;
+	if (to_sh)
+		return dslr_mx(cur) == dslr_mx(prev) + 1;
+	return dslr_nx(cur) == dslr_mx(cur) && dslr_ns(cur) + 1 == dslr_ms(cur);
+}
+
 /**
- * rdmalock_dslr_downgrade() - hold shared what is held exclusive, in place
+ * rdmalock_dslr_convert() - hold in the other mode what is held, in place
  * @io: the lock word
+ * @to_sh: from exclusive to shared; else from shared to exclusive
  * @count_max: COUNT_MAX
- * @prev: the exclusive ticket; the shared one, if taken
- * @sh: set when a shared ticket replaced the exclusive one
+ * @prev: the ticket held; the new one, if taken
  *
- * One CAS accounts the exclusive slot and takes a shared ticket, which n_X
- * then grants at once, with the readers queued behind. Only while no
- * exclusive ticket came after ours: a writer waiting behind would be
- * granted once the shared tickets before its own are accounted, and ours
- * would come after it; and in a word that is not frozen, where later
- * readers could not join ours, only wait for its release. Otherwise the
- * exclusive ticket is kept until the release: the holder excludes more
+ * One CAS accounts the slot held and takes a ticket of the other mode,
+ * granted at once; a CAS that fails is tried again on the word it found,
+ * while rdmalock_dslr_may_convert() says yes. A holder that cannot convert
+ * down keeps its exclusive ticket until the release: it excludes more
  * than it asked for, never less, and no writer comes in between; every
  * request that waits then asks it to let go (blocking.c).
  *
- * Return: 0; or what @io returned, the word as it was.
+ * Return: 0; -EAGAIN when the conversion cannot be done now, the word as
+ * it was; or what @io returned, the word as it was.
  */
-VISIBLE_IF_KUNIT int rdmalock_dslr_downgrade(const struct rdmalock_dslr_io *io,
-					     u32 count_max, u64 *prev, bool *sh)
+VISIBLE_IF_KUNIT int rdmalock_dslr_convert(const struct rdmalock_dslr_io *io,
+					   bool to_sh, u32 count_max, u64 *prev)
 {
-	u64 swap = dslr_release_add(false) + dslr_ticket_add(true), cur, old;
-	int ret;
-
-	*sh = false;
-	ret = io->read(io->ctx, &cur);
-	while (!ret && dslr_mx(cur) == dslr_mx(*prev) + 1 &&
-	       !rdmalock_dslr_frozen(cur, count_max)) {
-		ret = io->cas(io->ctx, cur, cur + swap, &old);
-		if (!ret && old == cur) {
-			*prev = cur + dslr_release_add(false);
-			*sh = true;
-		}
-		if (ret || *sh)
-			break;
-		cur = old;
-	}
-	return ret;
-}
-EXPORT_SYMBOL_IF_KUNIT(rdmalock_dslr_downgrade);
-
-/**
- * rdmalock_dslr_upgrade() - hold exclusive what is held shared, in place
- * @io: the lock word
- * @count_max: COUNT_MAX
- * @prev: the shared ticket; the exclusive one, if taken
- *
- * One CAS accounts the shared slot and takes an exclusive ticket, granted
- * at once: only when ours is the one shared slot not accounted for, no
- * exclusive ticket is outstanding and the word is not frozen. A ticket
- * taken otherwise would wait, if only for our own release.
- *
- * Return: 0; -EAGAIN when others hold or wait, or the word is frozen; or
- * what @io returned, the word as it was.
- */
-VISIBLE_IF_KUNIT int rdmalock_dslr_upgrade(const struct rdmalock_dslr_io *io,
-					   u32 count_max, u64 *prev)
-{
-	u64 swap = dslr_release_add(true) + dslr_ticket_add(false), cur, old;
+	u64 release = dslr_release_add(!to_sh), cur, old;
 	int ret;
 
 	ret = io->read(io->ctx, &cur);
 	while (!ret) {
-		if (dslr_nx(cur) != dslr_mx(cur) || dslr_ns(cur) + 1 != dslr_ms(cur) ||
-		    rdmalock_dslr_frozen(cur, count_max))
+		if (!rdmalock_dslr_may_convert(*prev, cur, to_sh, count_max))
 			return -EAGAIN;
-		ret = io->cas(io->ctx, cur, cur + swap, &old);
+		ret = io->cas(io->ctx, cur, cur + release + dslr_ticket_add(to_sh),
+			      &old);
 		if (!ret && old == cur) {
-			*prev = cur + dslr_release_add(true);
+			*prev = cur + release;
 			return 0;
 		}
 		cur = old;
 	}
 	return ret;
 }
-EXPORT_SYMBOL_IF_KUNIT(rdmalock_dslr_upgrade);
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_dslr_convert);
 
 /* The lock layer's side: a lockspace's words, reached through the fabric. */
 
@@ -559,29 +540,30 @@ static int rdmalock_dslr_release(struct rdmalock_lockspace *ls,
  * in the mode @w had. A downgrade that kept the exclusive ticket leaves
  * @w exclusive, as its release and a view change's claim must see it.
  */
-static int rdmalock_dslr_downgrade_op(struct rdmalock_lockspace *ls,
-				      struct rdmalock_waiter *w)
+static int rdmalock_dslr_downgrade(struct rdmalock_lockspace *ls,
+				   struct rdmalock_waiter *w)
 {
 	struct rdmalock_dslr_io io = rdmalock_dslr_io_of(ls, w, &rdmalock_forever);
-	bool sh;
 	int ret;
 
-	ret = rdmalock_dslr_downgrade(&io, dslr_count_max(ls), &dslr_w(w)->prev,
-				      &sh);
-	if (!ret && sh)
+	ret = rdmalock_dslr_convert(&io, true, dslr_count_max(ls), &dslr_w(w)->prev);
+	if (ret == -EAGAIN)
+		return 0;
+	if (!ret)
 		w->mode = RDMALOCK_MODE_SH;
 	return ret;
 }
 
 /* After a downgrade that kept the exclusive ticket, there is nothing to take. */
-static int rdmalock_dslr_upgrade_op(struct rdmalock_lockspace *ls,
-				    struct rdmalock_waiter *w)
+static int rdmalock_dslr_upgrade(struct rdmalock_lockspace *ls,
+				 struct rdmalock_waiter *w)
 {
 	struct rdmalock_dslr_io io = rdmalock_dslr_io_of(ls, w, &rdmalock_forever);
 	int ret = 0;
 
 	if (w->mode == RDMALOCK_MODE_SH)
-		ret = rdmalock_dslr_upgrade(&io, dslr_count_max(ls), &dslr_w(w)->prev);
+		ret = rdmalock_dslr_convert(&io, false, dslr_count_max(ls),
+					    &dslr_w(w)->prev);
 	if (ret)
 		return ret;
 	w->mode = RDMALOCK_MODE_EX;
@@ -651,7 +633,7 @@ const struct rdmalock_algo rdmalock_dslr_algo = {
 	.init = rdmalock_dslr_init,
 	.acquire = rdmalock_dslr_acquire,
 	.release = rdmalock_dslr_release,
-	.downgrade = rdmalock_dslr_downgrade_op,
-	.upgrade = rdmalock_dslr_upgrade_op,
+	.downgrade = rdmalock_dslr_downgrade,
+	.upgrade = rdmalock_dslr_upgrade,
 	.recover_hold = rdmalock_dslr_recover_hold,
 };

@@ -95,10 +95,8 @@ int rdmalock_dslr_take(const struct rdmalock_dslr_io *io, bool sh, u32 count_max
 		       bool try, u64 *prev);
 int rdmalock_dslr_give(const struct rdmalock_dslr_io *io, bool sh, u32 count_max,
 		       u64 prev);
-int rdmalock_dslr_downgrade(const struct rdmalock_dslr_io *io, u32 count_max,
-			    u64 *prev, bool *sh);
-int rdmalock_dslr_upgrade(const struct rdmalock_dslr_io *io, u32 count_max,
-			  u64 *prev);
+int rdmalock_dslr_convert(const struct rdmalock_dslr_io *io, bool to_sh,
+			  u32 count_max, u64 *prev);
 #endif
 
 #endif /* RDMALOCK_DSLR_H */

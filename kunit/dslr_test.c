@@ -309,14 +309,12 @@ static void downgrade_admits_the_readers_behind(struct kunit *test)
 	struct mem_word m = { .word = ATOMIC64_INIT(0) };
 	struct rdmalock_dslr_io io = mem_io(&m);
 	u64 prev, reader, writer;
-	bool sh;
 
 	KUNIT_ASSERT_EQ(test, rdmalock_dslr_take(&io, false, DSLR_COUNT_MAX, false,
 						 &prev), 0);
 	reader = raw_ticket(&m, true);
 	KUNIT_EXPECT_EQ(test, poll_now(&m, reader, true), DSLR_POLL_WAIT);
-	KUNIT_ASSERT_EQ(test, rdmalock_dslr_downgrade(&io, DSLR_COUNT_MAX, &prev, &sh), 0);
-	KUNIT_EXPECT_TRUE(test, sh);
+	KUNIT_ASSERT_EQ(test, rdmalock_dslr_convert(&io, true, DSLR_COUNT_MAX, &prev), 0);
 	KUNIT_EXPECT_EQ(test, poll_now(&m, reader, true), DSLR_POLL_GRANTED);
 	writer = raw_ticket(&m, false);
 	KUNIT_EXPECT_EQ(test, poll_now(&m, writer, false), DSLR_POLL_WAIT);
@@ -339,7 +337,6 @@ static void downgrade_behind_a_writer_keeps_the_exclusive_ticket(struct kunit *t
 	struct mem_word m = { .word = ATOMIC64_INIT(0) };
 	struct rdmalock_dslr_io io = mem_io(&m);
 	u64 prev, kept, writer, before;
-	bool sh;
 
 	KUNIT_ASSERT_EQ(test, rdmalock_dslr_take(&io, false, DSLR_COUNT_MAX, false,
 						 &prev), 0);
@@ -347,8 +344,7 @@ static void downgrade_behind_a_writer_keeps_the_exclusive_ticket(struct kunit *t
 	raw_ticket(&m, true);
 	before = atomic64_read(&m.word);
 	kept = prev;
-	KUNIT_ASSERT_EQ(test, rdmalock_dslr_downgrade(&io, DSLR_COUNT_MAX, &prev, &sh), 0);
-	KUNIT_EXPECT_FALSE(test, sh);
+	KUNIT_EXPECT_EQ(test, rdmalock_dslr_convert(&io, true, DSLR_COUNT_MAX, &prev), -EAGAIN);
 	KUNIT_EXPECT_EQ(test, prev, kept);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&m.word), before);
 	KUNIT_EXPECT_EQ(test, poll_now(&m, writer, false), DSLR_POLL_WAIT);
@@ -369,7 +365,6 @@ static void downgrade_in_a_frozen_word_keeps_the_exclusive_ticket(struct kunit *
 	struct mem_word m;
 	u64 prev, before;
 	struct rdmalock_dslr_io io = mem_io(&m);
-	bool sh;
 	int i;
 
 	for (i = 0; i < ARRAY_SIZE(starts); i++) {
@@ -381,8 +376,7 @@ static void downgrade_in_a_frozen_word_keeps_the_exclusive_ticket(struct kunit *
 		}
 		before = atomic64_read(&m.word);
 		KUNIT_ASSERT_TRUE(test, rdmalock_dslr_frozen(before, 2));
-		KUNIT_ASSERT_EQ(test, rdmalock_dslr_downgrade(&io, 2, &prev, &sh), 0);
-		KUNIT_EXPECT_FALSE(test, sh);
+		KUNIT_EXPECT_EQ(test, rdmalock_dslr_convert(&io, true, 2, &prev), -EAGAIN);
 		KUNIT_EXPECT_EQ(test, atomic64_read(&m.word), before);
 	}
 }
@@ -397,7 +391,7 @@ static void upgrade_in_a_frozen_word_is_refused(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, rdmalock_dslr_take(&io, true, 2, false, &prev), 0);
 	before = atomic64_read(&m.word);
 	KUNIT_ASSERT_TRUE(test, rdmalock_dslr_frozen(before, 2));
-	KUNIT_EXPECT_EQ(test, rdmalock_dslr_upgrade(&io, 2, &prev), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, rdmalock_dslr_convert(&io, false, 2, &prev), -EAGAIN);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&m.word), before);
 }
 
@@ -418,22 +412,20 @@ static void a_conversion_looks_again_at_what_its_cas_found(struct kunit *test)
 	struct mem_word m = { .word = ATOMIC64_INIT(0) };
 	struct rdmalock_dslr_io io = mem_io(&m);
 	u64 prev, reader, before;
-	bool sh;
 
 	KUNIT_ASSERT_EQ(test, rdmalock_dslr_take(&io, false, DSLR_COUNT_MAX, false,
 						 &prev), 0);
 	reader = atomic64_read(&m.word);
 	m.slip = dslr_ticket_add(true);
 	m.before_cas = ticket_slips_in;
-	KUNIT_ASSERT_EQ(test, rdmalock_dslr_downgrade(&io, DSLR_COUNT_MAX, &prev, &sh), 0);
-	KUNIT_EXPECT_TRUE(test, sh);
+	KUNIT_ASSERT_EQ(test, rdmalock_dslr_convert(&io, true, DSLR_COUNT_MAX, &prev), 0);
 	KUNIT_EXPECT_EQ(test, poll_now(&m, reader, true), DSLR_POLL_GRANTED);
 	KUNIT_ASSERT_EQ(test, rdmalock_dslr_give(&io, true, DSLR_COUNT_MAX, reader), 0);
 
 	m.slip = dslr_ticket_add(true);
 	m.before_cas = ticket_slips_in;
 	before = atomic64_read(&m.word);
-	KUNIT_EXPECT_EQ(test, rdmalock_dslr_upgrade(&io, DSLR_COUNT_MAX, &prev), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, rdmalock_dslr_convert(&io, false, DSLR_COUNT_MAX, &prev), -EAGAIN);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&m.word), before + dslr_ticket_add(true));
 	KUNIT_ASSERT_EQ(test, rdmalock_dslr_give(&io, true, DSLR_COUNT_MAX, before), 0);
 	KUNIT_ASSERT_EQ(test, rdmalock_dslr_give(&io, true, DSLR_COUNT_MAX, prev), 0);
@@ -443,8 +435,7 @@ static void a_conversion_looks_again_at_what_its_cas_found(struct kunit *test)
 	m.slip = dslr_ticket_add(false);
 	m.before_cas = ticket_slips_in;
 	before = atomic64_read(&m.word);
-	KUNIT_ASSERT_EQ(test, rdmalock_dslr_downgrade(&io, DSLR_COUNT_MAX, &prev, &sh), 0);
-	KUNIT_EXPECT_FALSE(test, sh);
+	KUNIT_EXPECT_EQ(test, rdmalock_dslr_convert(&io, true, DSLR_COUNT_MAX, &prev), -EAGAIN);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&m.word), before + dslr_ticket_add(false));
 }
 
@@ -463,11 +454,11 @@ static void upgrade_only_for_the_one_holder(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, rdmalock_dslr_take(&io, true, DSLR_COUNT_MAX, false,
 						 &other), 0);
 	before = atomic64_read(&m.word);
-	KUNIT_EXPECT_EQ(test, rdmalock_dslr_upgrade(&io, DSLR_COUNT_MAX, &prev), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, rdmalock_dslr_convert(&io, false, DSLR_COUNT_MAX, &prev), -EAGAIN);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&m.word), before);
 	KUNIT_ASSERT_EQ(test, rdmalock_dslr_give(&io, true, DSLR_COUNT_MAX, other), 0);
 
-	KUNIT_ASSERT_EQ(test, rdmalock_dslr_upgrade(&io, DSLR_COUNT_MAX, &prev), 0);
+	KUNIT_ASSERT_EQ(test, rdmalock_dslr_convert(&io, false, DSLR_COUNT_MAX, &prev), 0);
 	reader = raw_ticket(&m, true);
 	KUNIT_EXPECT_EQ(test, poll_now(&m, reader, true), DSLR_POLL_WAIT);
 	KUNIT_EXPECT_EQ(test, rdmalock_dslr_give(&io, false, DSLR_COUNT_MAX, prev), 0);
@@ -475,7 +466,7 @@ static void upgrade_only_for_the_one_holder(struct kunit *test)
 
 	writer = raw_ticket(&m, false);
 	before = atomic64_read(&m.word);
-	KUNIT_EXPECT_EQ(test, rdmalock_dslr_upgrade(&io, DSLR_COUNT_MAX, &reader), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, rdmalock_dslr_convert(&io, false, DSLR_COUNT_MAX, &reader), -EAGAIN);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&m.word), before);
 	KUNIT_EXPECT_EQ(test, rdmalock_dslr_give(&io, true, DSLR_COUNT_MAX, reader), 0);
 	KUNIT_EXPECT_EQ(test, poll_now(&m, writer, false), DSLR_POLL_GRANTED);
@@ -505,7 +496,7 @@ static void stress_cs(struct mem_word *m, bool sh)
 	atomic_dec(mine);
 }
 
-/* Every other holder converts its ticket: up where it can, else down. */
+/* Every other holder converts its ticket to the other mode, where it can. */
 static int stress_convert(const struct rdmalock_dslr_io *io, u32 count_max,
 			  u64 *prev, bool *sh)
 {
@@ -513,13 +504,11 @@ static int stress_convert(const struct rdmalock_dslr_io *io, u32 count_max,
 
 	if (get_random_u32() & 1)
 		return 0;
-	if (!*sh)
-		return rdmalock_dslr_downgrade(io, count_max, prev, sh);
-	ret = rdmalock_dslr_upgrade(io, count_max, prev);
+	ret = rdmalock_dslr_convert(io, !*sh, count_max, prev);
 	if (ret == -EAGAIN)
 		return 0;
 	if (!ret)
-		*sh = false;
+		*sh = !*sh;
 	return ret;
 }
 
