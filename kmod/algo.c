@@ -39,7 +39,8 @@ const struct rdmalock_algo *rdmalock_algo_find(u32 id)
  * rdmalock_algo_check_params() - are a domain's parameters valid?
  * @params: the domain's algorithm and its parameters
  *
- * Every algorithm looks at them: the domain's own validates its
+ * A lease and lease recovery are for the algorithms that have leases.
+ * Then every algorithm looks at them: the domain's own validates its
  * parameters, the others refuse theirs if set. An algorithm not
  * implemented has none of its own.
  *
@@ -47,9 +48,14 @@ const struct rdmalock_algo *rdmalock_algo_find(u32 id)
  */
 const char *rdmalock_algo_check_params(const struct rdmalock_ls_params *params)
 {
-	const struct rdmalock_algo *algo;
+	const struct rdmalock_algo *algo = rdmalock_algo_find(params->algo);
 	const char *why;
 	size_t i;
+
+	if ((params->lease_ms || params->lease_recovery) && !(algo && algo->leases))
+		return "lease and lease recovery are for shiftlock and dslr";
+	if (params->lease_ms > RDMALOCK_LEASE_MS_MAX)
+		return "lease out of range";
 
 	for (i = 0; i < ARRAY_SIZE(rdmalock_algos); i++) {
 		algo = rdmalock_algos[i];

@@ -610,8 +610,8 @@ static int rdmalock_acquire_sync(struct rdmalock_lock *lk, unsigned int mode,
  * Waiters sleep; so may the holder, in its critical section, for as long
  * as it likes: a lock is taken from a holder only when its node leaves the
  * domain's membership view (Documentation/membership.rst), except in a
- * ShiftLock domain created with lease recovery, where a holder slower
- * than the domain's lease may lose it (see rdmalock_unlock()).
+ * ShiftLock or DSLR domain created with lease recovery, where a holder
+ * slower than the domain's lease may lose it (see rdmalock_unlock()).
  *
  * Context: process context; sleeps, not interruptibly.
  * Return: 0; -ENOTCONN when the lock's home node is lost or not in the
@@ -626,10 +626,12 @@ static int rdmalock_acquire_sync(struct rdmalock_lock *lk, unsigned int mode,
  * way makes the call wait for one, and tells its holders of named locks
  * with a blocking callback that a request waits for their locks. Under
  * ShiftLock with lease recovery only: -ENOTCONN also when the node of the
- * waiter queued before this one is lost; -ECONNRESET when the lock was reset,
- * after a holder failed, while this one waited: try again; -ETIME when
- * the grant came after this holder's lease had run out: the lock is not
- * held, and is free again once a waiter has it reset.
+ * waiter queued before this one is lost. ShiftLock or DSLR with lease
+ * recovery only: -ECONNRESET when the lock was reset, after a holder
+ * failed, while this one waited: try again; -ETIME when the grant came
+ * after this holder's lease had run out (or, under DSLR, two polls of
+ * the waiter came more than a lease apart): the lock is not held, and is
+ * free again once a waiter has it reset.
  */
 int rdmalock_lock(struct rdmalock_lock *lk, unsigned int mode)
 {
@@ -734,13 +736,15 @@ static int rdmalock_unlock_nofs(struct rdmalock_lock *lk)
  * and -ENOTCONN when the lock's home node left the view meanwhile: the
  * lock was lost, and others may have been granted it since; -ESHUTDOWN
  * when the domain was destroyed while @lk held the lock: likewise;
- * -EINVAL when @lk holds nothing. Under ShiftLock with lease recovery
- * only: -ETIME when the lease had expired before the release: the lock
+ * -EINVAL when @lk holds nothing. Under ShiftLock or DSLR with lease
+ * recovery only: -ETIME when the lease had expired before the release
+ * (or, under DSLR, the release found the lock reset past it): the lock
  * may have been taken from this holder meanwhile, so its critical
- * section may not have been exclusive; -ECONNRESET when the lock was
- * found reset. With an LVB (rdmalock_lock_set_value()) after an exclusive
- * grant, also the error of its write-back: the lock is released all the
- * same, and the LVB keeps its old contents.
+ * section may not have been exclusive. Under ShiftLock with lease
+ * recovery only: -ECONNRESET when the lock was found reset. With an LVB
+ * (rdmalock_lock_set_value()) after an exclusive grant, also the error of
+ * its write-back: the lock is released all the same, and the LVB keeps
+ * its old contents.
  */
 int rdmalock_unlock(struct rdmalock_lock *lk)
 {

@@ -33,11 +33,29 @@
  * zeroes every lock word of its members and the live holders claim theirs
  * again, so a dead node's tickets vanish with it and no lease is needed:
  * a holder keeps its lock however long it holds it, and no waiter is
- * ever skipped. The paper's lease and stall resets (§6) are not built.
- * Once its ticket is taken an acquisition cannot be withdrawn (a ticket
- * behind others cannot be taken back), so from then on only a view change
- * or the domain's end stops its wait, not a deadline or a signal; a
- * trylock takes a ticket only where a READ shows it would be granted.
+ * ever skipped. Once its ticket is taken an acquisition cannot be
+ * withdrawn (a ticket behind others cannot be taken back), so from then
+ * on only a view change or the domain's end stops its wait, not a
+ * deadline or a signal; a trylock takes a ticket only where a READ shows
+ * it would be granted.
+ *
+ * The paper's lease recovery instead, for comparison
+ * (RDMALOCK_DOMAIN_F_LEASE_RECOVERY; §6, with the fixes of §8): no view
+ * change touches the words. A holder has a lease, from no later than its
+ * grant appeared in the word; past it, its release leaves the slot alone
+ * and says -ETIME, and a grant that came after it is none (-ETIME too). A
+ * waiter that sees (n_X, n_S) stand still for two leases resets the word
+ * past its own ticket by one CAS and gives up (-ECONNRESET), as do the
+ * waiters ahead of it that the reset passed; a bouncer zeroes a frozen
+ * word that stood still for three (D4). A drained word is zeroed two
+ * leases after it was seen drained, and a waiter whose polls come more
+ * than a lease apart gives up (-ETIME), so that no waiter a reset passed
+ * unseen mistakes the next epoch for its own (models.rst, the stale
+ * waiter). A release whose FAA finds its slot accounted for by a reset
+ * takes its count back (D10). This takes a lock from a live holder
+ * slower than its lease, and assumes that a verb lands within a lease of
+ * its posting: under contention on Soft-RoCE in QEMU, a waiter's polls
+ * came more than 100 ms apart, so a lease must be longer than that there.
  *
  * Conversions are in place, by one CAS that accounts the slot held and
  * takes the other mode's ticket, granted at once: up only for the one
@@ -48,6 +66,8 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/delay.h>
+#include <linux/ktime.h>
+#include <linux/math64.h>
 #include <linux/minmax.h>
 #include <linux/moduleparam.h>
 
@@ -66,6 +86,8 @@
 /* The backoff off a frozen word (A.3): R = 10 µs, capped at 10 ms. */
 #define DSLR_BOUNCE_MIN_US	10
 #define DSLR_BOUNCE_MAX_US	10000
+/* Longer sleeps than this are msleep()'s (timers-howto.rst). */
+#define DSLR_USLEEP_MAX_US	20000
 
 static unsigned int rdmalock_dslr_count_max = DSLR_COUNT_MAX;
 
@@ -136,6 +158,16 @@ rdmalock_dslr_ticket(u64 prev, bool sh, u32 count_max)
 }
 EXPORT_SYMBOL_IF_KUNIT(rdmalock_dslr_ticket);
 
+/*
+ * Was the word zeroed since ticket @prev was taken? Within an epoch no
+ * max field falls below what the ticket's own increment made it (D11).
+ */
+static bool rdmalock_dslr_zeroed_since(u64 prev, bool sh, u64 val)
+{
+	return dslr_mx(val) < dslr_mx(prev) + !sh ||
+	       dslr_ms(val) < dslr_ms(prev) + sh;
+}
+
 /**
  * rdmalock_dslr_poll() - what a READ of the word says of a waiting ticket
  * @prev: the ticket: the word before its fetch-and-add
@@ -146,7 +178,9 @@ EXPORT_SYMBOL_IF_KUNIT(rdmalock_dslr_ticket);
  * may be granted with it and release before it polls (D2). A max field
  * below the ticket's own increment means the word was zeroed (D11).
  * Neither happens while views recover the locks: a ticket is never
- * skipped, and the word is zeroed only once drained.
+ * skipped, and the word is zeroed only once drained. With lease recovery
+ * both do: a waiter behind a stalled word resets it past the tickets
+ * ahead of it, a bouncer zeroes a frozen one.
  *
  * Return: DSLR_POLL_GRANTED, _WAIT, or _SKIPPED when the word moved past
  * the ticket.
@@ -156,8 +190,7 @@ rdmalock_dslr_poll(u64 prev, bool sh, u64 val)
 {
 	if (dslr_nx(val) > dslr_mx(prev) ||
 	    (!sh && dslr_ns(val) > dslr_ms(prev)) ||
-	    dslr_mx(val) < dslr_mx(prev) + !sh ||
-	    dslr_ms(val) < dslr_ms(prev) + sh)
+	    rdmalock_dslr_zeroed_since(prev, sh, val))
 		return DSLR_POLL_SKIPPED;
 	return rdmalock_dslr_granted(prev, sh, val) ? DSLR_POLL_GRANTED :
 						      DSLR_POLL_WAIT;
@@ -197,13 +230,95 @@ VISIBLE_IF_KUNIT unsigned int rdmalock_dslr_ahead(u64 prev, u64 val)
 }
 EXPORT_SYMBOL_IF_KUNIT(rdmalock_dslr_ahead);
 
-/* Zero a frozen word that @v, the result of our own atomic, shows drained. */
+/**
+ * rdmalock_dslr_stall_word() - the word a waiter's stall reset leaves
+ * @prev: the waiter's ticket
+ * @sh: a shared one
+ * @val: the word that stood still
+ *
+ * Every exclusive ticket before the waiter's is accounted for, and the
+ * waiter's own slot, which it gives up (§6.2). An exclusive waiter
+ * accounts the shared tickets before it too, as printed. A shared one
+ * accounts only its own shared slot (D2): the readers ahead of it may
+ * hold beside it, and a writer behind them must still wait for them.
+ *
+ * Return: the word to CAS in for @val.
+ */
+VISIBLE_IF_KUNIT u64 rdmalock_dslr_stall_word(u64 prev, bool sh, u64 val)
+{
+	if (sh)
+		return dslr_word(dslr_mx(prev), dslr_ns(val) + 1, dslr_mx(val),
+				 dslr_ms(val));
+	return dslr_word(dslr_mx(prev) + 1, dslr_ms(prev), dslr_mx(val),
+			 dslr_ms(val));
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_dslr_stall_word);
+
+/*
+ * With lease recovery: has the word's (n_X, n_S) stood still for longer
+ * than @limit? The clock restarts whenever the pair moves (D9): a waiter
+ * behind a stream of holders that release never resets. Without, never.
+ */
+static bool rdmalock_dslr_stood_still(const struct rdmalock_dslr_io *io,
+				      u64 val, u64 *seen, u64 *since, u64 limit)
+{
+	u64 now;
+
+	if (!io->stall)
+		return false;
+	now = io->now(io->ctx);
+
+	if ((val ^ *seen) >> DSLR_NS_SHIFT) {
+		*seen = val;
+		*since = now;
+		return false;
+	}
+	return now - *since > limit;
+}
+
+/*
+ * The stale waiter (models.rst): with lease recovery a waiter's ticket
+ * may be accounted for by a reset before the waiter has seen it, and a
+ * word zeroed meanwhile could grant it in the next epoch. So a drained
+ * word is zeroed only two leases (the stall time) after its zeroer saw
+ * it drained, and a waiter that posts two READs more than a lease apart
+ * trusts neither and gives up: one of its READs found the word not yet
+ * zeroed, or it gave up, as long as a READ lands within a lease. Its
+ * polls are spaced by no more than a quarter of one.
+ */
+static u64 rdmalock_dslr_zero_wait(const struct rdmalock_dslr_io *io)
+{
+	return io->stall;
+}
+
+static u64 rdmalock_dslr_poll_gap(const struct rdmalock_dslr_io *io)
+{
+	return io->stall / 2;
+}
+
+static unsigned int rdmalock_dslr_poll_cap(const struct rdmalock_dslr_io *io)
+{
+	if (!io->stall)
+		return DSLR_POLL_MAX_US;
+	return clamp_t(u64, io->stall / 8 / NSEC_PER_USEC, DSLR_OMEGA_US,
+		       DSLR_POLL_MAX_US);
+}
+
+/*
+ * Zero a frozen word that @v, the result of our own atomic, shows
+ * drained. A pause that fails (the domain's end) leaves the word frozen,
+ * for a bouncer's forced reset.
+ */
 static int rdmalock_dslr_zero(const struct rdmalock_dslr_io *io, u32 count_max,
 			      u64 v)
 {
 	u64 old;
 
 	if (!rdmalock_dslr_frozen(v, count_max) || !rdmalock_dslr_drained(v))
+		return 0;
+	if (io->stall &&
+	    io->pause(io->ctx, div_u64(rdmalock_dslr_zero_wait(io), NSEC_PER_USEC),
+		      false))
 		return 0;
 	return io->cas(io->ctx, v, 0, &old);
 }
@@ -234,16 +349,22 @@ static int rdmalock_dslr_bounce(const struct rdmalock_dslr_io *io, bool sh,
 }
 
 /*
- * After a bounce: READ the word, backing off, until it is no longer
- * frozen, and only then take a ticket again. Requesters that kept taking
- * tickets from a frozen word would keep their increments in it, and the
- * word could drain, and be zeroed, only in a gap between them: with
- * slow verbs, hardly ever.
+ * After a bounce off @cur: READ the word, backing off, until it is no
+ * longer frozen, and only then take a ticket again. Requesters that kept
+ * taking tickets from a frozen word would keep their increments in it,
+ * and the word could drain, and be zeroed, only in a gap between them:
+ * with slow verbs, hardly ever. With lease recovery, a frozen word that
+ * stood still for three leases is zeroed (D4): a holder of its last
+ * ticket died, or holds past its lease, and nobody waits behind it to
+ * reset it. A live waiter would have reset it after two, or given up for
+ * a gap between its polls; a waiter a reset passed has seen it since, or
+ * given up (the stale waiter, above).
  */
-static int rdmalock_dslr_thaw(const struct rdmalock_dslr_io *io, u32 count_max)
+static int rdmalock_dslr_thaw(const struct rdmalock_dslr_io *io, u32 count_max,
+			      u64 cur)
 {
 	unsigned int us = DSLR_BOUNCE_MIN_US;
-	u64 val;
+	u64 val, seen = cur, since = io->stall ? io->now(io->ctx) : 0, old;
 	int ret;
 
 	for (;;) {
@@ -255,21 +376,64 @@ static int rdmalock_dslr_thaw(const struct rdmalock_dslr_io *io, u32 count_max)
 			return ret;
 		if (!rdmalock_dslr_frozen(val, count_max))
 			return 0;
+		if (rdmalock_dslr_stood_still(io, val, &seen, &since,
+					      io->stall * 3 / 2)) {
+			ret = io->cas(io->ctx, val, 0, &old);
+			if (ret)
+				return ret;
+		}
 		us = min(us * 2, DSLR_BOUNCE_MAX_US);
 	}
 }
 
-static int rdmalock_dslr_await(const struct rdmalock_dslr_io *io, bool sh,
-			       u64 prev)
+/*
+ * With lease recovery, a waiter whose word stood still resets it past
+ * its own ticket, and gives up: -ECONNRESET once its reset is in.
+ */
+static int rdmalock_dslr_stall_reset(const struct rdmalock_dslr_io *io, bool sh,
+				     u32 count_max, u64 prev, u64 val)
 {
-	unsigned int us;
-	u64 val = prev;
+	u64 reset = rdmalock_dslr_stall_word(prev, sh, val), old;
+	int ret;
+
+	ret = io->cas(io->ctx, val, reset, &old);
+	if (ret || old != val)
+		return ret;
+	return rdmalock_dslr_zero(io, count_max, reset) ?: -ECONNRESET;
+}
+
+/*
+ * With lease recovery, before each READ of a waiter: -ETIME when it comes
+ * more than the poll gap after the verb before it (the stale waiter,
+ * above): the ticket is left to a stall reset.
+ */
+static int rdmalock_dslr_poll_in_time(const struct rdmalock_dslr_io *io,
+				      u64 *posted)
+{
+	u64 now;
+
+	if (!io->stall)
+		return 0;
+	now = io->now(io->ctx);
+	if (now - *posted > rdmalock_dslr_poll_gap(io))
+		return -ETIME;
+	*posted = now;
+	return 0;
+}
+
+static int rdmalock_dslr_await(const struct rdmalock_dslr_io *io, bool sh,
+			       u32 count_max, u64 prev)
+{
+	u64 val = prev, seen = prev, since = io->stall ? io->now(io->ctx) : 0;
+	unsigned int us, cap = rdmalock_dslr_poll_cap(io);
+	u64 posted = since;
 	int ret;
 
 	for (;;) {
 		us = clamp(rdmalock_dslr_ahead(prev, val) * DSLR_OMEGA_US,
-			   DSLR_OMEGA_US, DSLR_POLL_MAX_US);
-		ret = io->pause(io->ctx, us, false);
+			   DSLR_OMEGA_US, cap);
+		ret = io->pause(io->ctx, us, false) ?:
+		      rdmalock_dslr_poll_in_time(io, &posted);
 		if (ret)
 			return ret;
 		ret = io->read(io->ctx, &val);
@@ -279,9 +443,14 @@ static int rdmalock_dslr_await(const struct rdmalock_dslr_io *io, bool sh,
 		case DSLR_POLL_GRANTED:
 			return 0;
 		case DSLR_POLL_SKIPPED:
-			return -EIO;
+			return -ECONNRESET;
 		case DSLR_POLL_WAIT:
 			break;
+		}
+		if (rdmalock_dslr_stood_still(io, val, &seen, &since, io->stall)) {
+			ret = rdmalock_dslr_stall_reset(io, sh, count_max, prev, val);
+			if (ret)
+				return ret;
 		}
 	}
 }
@@ -295,9 +464,13 @@ static int rdmalock_dslr_await(const struct rdmalock_dslr_io *io, bool sh,
  * @prev: set to the ticket: the word before its fetch-and-add
  *
  * Return: 0 once granted; -EAGAIN for a trylock that would wait or that
- * found the word frozen; -EIO when the word was moved past the ticket;
- * else what @io returned. A deadline or a signal ends the acquisition
- * only before its ticket is taken (&rdmalock_dslr_io.pause).
+ * found the word frozen; with lease recovery only, -ECONNRESET when the
+ * word was reset past the ticket, by this waiter or another (the ticket
+ * is accounted for), and -ETIME when two of the waiter's polls came too
+ * far apart to be trusted (the ticket is left to a stall reset): the
+ * caller may try again; else what @io returned.
+ * A deadline or a signal ends the acquisition only before its ticket is
+ * taken (&rdmalock_dslr_io.pause).
  */
 VISIBLE_IF_KUNIT int rdmalock_dslr_take(const struct rdmalock_dslr_io *io, bool sh,
 					u32 count_max, bool try, u64 *prev)
@@ -320,7 +493,7 @@ VISIBLE_IF_KUNIT int rdmalock_dslr_take(const struct rdmalock_dslr_io *io, bool 
 		case DSLR_TICKET_GRANTED:
 			return 0;
 		case DSLR_TICKET_WAIT:
-			return rdmalock_dslr_await(io, sh, *prev);
+			return rdmalock_dslr_await(io, sh, count_max, *prev);
 		case DSLR_TICKET_FROZEN:
 			break;
 		}
@@ -329,12 +502,38 @@ VISIBLE_IF_KUNIT int rdmalock_dslr_take(const struct rdmalock_dslr_io *io, bool 
 			return ret;
 		if (try)
 			return -EAGAIN;
-		ret = rdmalock_dslr_thaw(io, count_max);
+		ret = rdmalock_dslr_thaw(io, count_max, *prev);
 		if (ret)
 			return ret;
 	}
 }
 EXPORT_SYMBOL_IF_KUNIT(rdmalock_dslr_take);
+
+/*
+ * D10: a release found its slot accounted for already, by a waiter's
+ * stall reset: take its count back, by CAS on the word as seen (@cur),
+ * unless the word was zeroed since, the count gone with it. The count may
+ * have let a later ticket in early meanwhile: the lease the reset waited
+ * out is what keeps that from happening to a holder that keeps to it.
+ */
+static int rdmalock_dslr_unaccount(const struct rdmalock_dslr_io *io, bool sh,
+				   u32 count_max, u64 prev, u64 cur)
+{
+	u64 add = dslr_release_add(sh), old;
+	int ret;
+
+	for (;;) {
+		if (rdmalock_dslr_zeroed_since(prev, sh, cur) ||
+		    !(sh ? dslr_ns(cur) : dslr_nx(cur)))
+			return -ETIME;
+		ret = io->cas(io->ctx, cur, cur - add, &old);
+		if (ret)
+			return ret;
+		if (old == cur)
+			return rdmalock_dslr_zero(io, count_max, cur - add) ?: -ETIME;
+		cur = old;
+	}
+}
 
 /**
  * rdmalock_dslr_give() - release a granted ticket
@@ -343,8 +542,9 @@ EXPORT_SYMBOL_IF_KUNIT(rdmalock_dslr_take);
  * @count_max: COUNT_MAX
  * @prev: the ticket
  *
- * Return: 0; -EIO when the release found its slot accounted already; or
- * what @io returned.
+ * Return: 0; -ETIME when the release found its slot accounted for already
+ * (a waiter reset the word: lease recovery only) and took its count back;
+ * or what @io returned.
  */
 VISIBLE_IF_KUNIT int rdmalock_dslr_give(const struct rdmalock_dslr_io *io, bool sh,
 					u32 count_max, u64 prev)
@@ -356,7 +556,7 @@ VISIBLE_IF_KUNIT int rdmalock_dslr_give(const struct rdmalock_dslr_io *io, bool 
 	if (ret)
 		return ret;
 	if (!rdmalock_dslr_own_slot(prev, sh, old))
-		return -EIO;
+		return rdmalock_dslr_unaccount(io, sh, count_max, prev, old + add);
 	return rdmalock_dslr_zero(io, count_max, old + add);
 }
 EXPORT_SYMBOL_IF_KUNIT(rdmalock_dslr_give);
@@ -422,16 +622,24 @@ EXPORT_SYMBOL_IF_KUNIT(rdmalock_dslr_convert);
 
 /* The lock layer's side: a lockspace's words, reached through the fabric. */
 
+/* @lease: with lease recovery, a holder's lease in ns; 0 where views recover */
 struct rdmalock_dslr_ls {
 	u32 count_max;
+	u64 lease;
 };
 
-/* An acquisition: its ticket, and how it may wait while it takes it. */
+/*
+ * An acquisition: its ticket, how it may wait while it takes it, and,
+ * with lease recovery, when its lease starts (@since) and when its last
+ * verb was posted (@posted).
+ */
 struct rdmalock_dslr {
 	u64 prev;
 	struct rdmalock_lockspace *ls;
 	struct rdmalock_waiter *w;
 	const struct rdmalock_how *how;
+	u64 since;
+	u64 posted;
 };
 
 static struct rdmalock_dslr *dslr_w(struct rdmalock_waiter *w)
@@ -439,15 +647,54 @@ static struct rdmalock_dslr *dslr_w(struct rdmalock_waiter *w)
 	return rdmalock_waiter_priv(w);
 }
 
+static struct rdmalock_dslr_ls *dslr_ls(struct rdmalock_lockspace *ls)
+{
+	return rdmalock_algo_data(ls);
+}
+
 static u32 dslr_count_max(struct rdmalock_lockspace *ls)
 {
-	return ((struct rdmalock_dslr_ls *)rdmalock_algo_data(ls))->count_max;
+	return dslr_ls(ls)->count_max;
+}
+
+/* Survives a suspend, which a lease must not outlive (O-5). */
+static u64 rdmalock_dslr_now(void *ctx)
+{
+	return ktime_get_boottime_ns();
+}
+
+/*
+ * With lease recovery, before each FAA or READ, either of which may show
+ * the grant: a lease starts no later than the grant appeared in the word
+ * (INV-9), which the waiters behind time their stall from. An FAA that
+ * finds the word free starts it as it is posted; a READ that finds it
+ * granted, as the verb before it was, which still found it not.
+ */
+static void rdmalock_dslr_posting(struct rdmalock_dslr *d, bool read)
+{
+	u64 now;
+
+	if (!dslr_ls(d->ls)->lease)
+		return;
+	now = rdmalock_dslr_now(d);
+	d->since = read ? d->posted : now;
+	d->posted = now;
+}
+
+/* Never where views recover the lock: a holder keeps it however long. */
+static bool rdmalock_dslr_lease_over(struct rdmalock_lockspace *ls,
+				     struct rdmalock_waiter *w)
+{
+	u64 lease = dslr_ls(ls)->lease;
+
+	return lease && rdmalock_dslr_now(NULL) - dslr_w(w)->since >= lease;
 }
 
 static int rdmalock_dslr_faa(void *ctx, u64 add, u64 *old)
 {
 	struct rdmalock_dslr *d = ctx;
 
+	rdmalock_dslr_posting(d, false);
 	return rdmalock_fabric_faa(d->ls->fabric, d->w->home, d->w->slot_off, add,
 				   old);
 }
@@ -464,6 +711,7 @@ static int rdmalock_dslr_read(void *ctx, u64 *val)
 {
 	struct rdmalock_dslr *d = ctx;
 
+	rdmalock_dslr_posting(d, true);
 	return rdmalock_fabric_read(d->ls->fabric, d->w->home, d->w->slot_off,
 				    val, sizeof(*val));
 }
@@ -479,7 +727,11 @@ static int rdmalock_dslr_pause(void *ctx, unsigned int us, bool bounced)
 		return -ESHUTDOWN;
 	if (rdmalock_gate_shut(ls))
 		return -ERESTART;
-	usleep_range(us, us + us / 4);
+	/* A lease's wait before a zeroing may be long: no hrtimer for it. */
+	if (us > DSLR_USLEEP_MAX_US)
+		msleep(DIV_ROUND_UP(us, USEC_PER_MSEC));
+	else
+		usleep_range(us, us + us / 4);
 	return 0;
 }
 
@@ -488,6 +740,7 @@ static const struct rdmalock_dslr_io rdmalock_dslr_fabric_io = {
 	.cas = rdmalock_dslr_cas,
 	.read = rdmalock_dslr_read,
 	.pause = rdmalock_dslr_pause,
+	.now = rdmalock_dslr_now,
 };
 
 static struct rdmalock_dslr_io rdmalock_dslr_io_of(struct rdmalock_lockspace *ls,
@@ -501,6 +754,7 @@ static struct rdmalock_dslr_io rdmalock_dslr_io_of(struct rdmalock_lockspace *ls
 	d->w = w;
 	d->how = how;
 	io.ctx = d;
+	io.stall = 2 * dslr_ls(ls)->lease;
 	return io;
 }
 
@@ -513,9 +767,22 @@ static int rdmalock_dslr_acquire(struct rdmalock_lockspace *ls,
 
 	ret = rdmalock_dslr_take(&io, w->mode == RDMALOCK_MODE_SH,
 				 dslr_count_max(ls), how->try, &dslr_w(w)->prev);
-	if (ret == -EIO)
+	/* A grant past the lease is none: a waiter may be resetting it. */
+	if (!ret && rdmalock_dslr_lease_over(ls, w))
+		ret = -ETIME;
+	if (dslr_ls(ls)->lease && (ret == -ECONNRESET || ret == -ETIME)) {
+		/*
+		 * The ticket is accounted for, or left to a stall reset; the
+		 * descriptor was never published, and may serve again.
+		 */
+		rdmalock_desc_free(ls, w);
+		return ret;
+	}
+	if (ret == -ECONNRESET) {
 		pr_err_ratelimited("%s: lock slot %#llx moved past a waiting ticket\n",
 				   ls->name, w->slot_off);
+		ret = -EIO;
+	}
 	return ret ? rdmalock_acq_fail(ls, w, ret) : 0;
 }
 
@@ -525,11 +792,16 @@ static int rdmalock_dslr_release(struct rdmalock_lockspace *ls,
 	struct rdmalock_dslr_io io = rdmalock_dslr_io_of(ls, w, &rdmalock_forever);
 	int ret;
 
+	/* Past its lease, the slot is left to the waiters' stall reset. */
+	if (rdmalock_dslr_lease_over(ls, w))
+		return -ETIME;
 	ret = rdmalock_dslr_give(&io, w->mode == RDMALOCK_MODE_SH,
 				 dslr_count_max(ls), dslr_w(w)->prev);
-	if (ret == -EIO)
+	if (ret == -ETIME && !dslr_ls(ls)->lease) {
 		pr_err_ratelimited("%s: lock slot %#llx was accounted under a holder\n",
 				   ls->name, w->slot_off);
+		ret = -EIO;
+	}
 	return ret;
 }
 
@@ -575,6 +847,8 @@ static const char *rdmalock_dslr_check_params(const struct rdmalock_ls_params *p
 {
 	if (!mine)
 		return NULL;
+	if (params->lease_ms && !params->lease_recovery)
+		return "dslr: a lease without lease recovery";
 	/* Room above COUNT_MAX for every descriptor's bounce at once (INV-8). */
 	if ((u64)params->num_nodes * params->descs > U16_MAX - DSLR_COUNT_MAX)
 		return "dslr: nodes times descriptors above 32767";
@@ -584,9 +858,12 @@ static const char *rdmalock_dslr_check_params(const struct rdmalock_ls_params *p
 static void rdmalock_dslr_init(struct rdmalock_lockspace *ls,
 			       const struct rdmalock_ls_params *params)
 {
-	struct rdmalock_dslr_ls *dls = rdmalock_algo_data(ls);
+	struct rdmalock_dslr_ls *dls = dslr_ls(ls);
 
 	dls->count_max = READ_ONCE(rdmalock_dslr_count_max);
+	if (params->lease_recovery)
+		dls->lease = (u64)(params->lease_ms ?: RDMALOCK_DSLR_LEASE_MS) *
+			     NSEC_PER_MSEC;
 }
 
 /*
@@ -627,6 +904,7 @@ const struct rdmalock_algo rdmalock_dslr_algo = {
 	.id = RDMALOCK_ALGO_DSLR,
 	.name = "dslr",
 	.shared = true,
+	.leases = true,
 	.ls_size = sizeof(struct rdmalock_dslr_ls),
 	.waiter_size = sizeof(struct rdmalock_dslr),
 	.check_params = rdmalock_dslr_check_params,

@@ -58,16 +58,22 @@ static inline u64 dslr_release_add(bool sh)
  *	when bounced, after a frozen word, where a deadline or a signal may
  *	end the acquisition; else while a ticket waits, where nothing but
  *	the loss of the word (a view change, a closed domain) may
+ * @now: a clock in nanoseconds; needed only with @stall
  * @ctx: their argument
+ * @stall: with lease recovery, how long the word's (n_X, n_S) may stand
+ *	still before a waiter resets it (twice the lease, §6.2), in
+ *	nanoseconds; 0 where views recover the word
  *
- * Each returns 0 or the error that ends the operation.
+ * Each function but @now returns 0 or the error that ends the operation.
  */
 struct rdmalock_dslr_io {
 	int (*faa)(void *ctx, u64 add, u64 *old);
 	int (*cas)(void *ctx, u64 expected, u64 desired, u64 *old);
 	int (*read)(void *ctx, u64 *val);
 	int (*pause)(void *ctx, unsigned int us, bool bounced);
+	u64 (*now)(void *ctx);
 	void *ctx;
+	u64 stall;
 };
 
 /* What the ticket's fetch-and-add found. */
@@ -91,6 +97,7 @@ enum rdmalock_dslr_ticket rdmalock_dslr_ticket(u64 prev, bool sh, u32 count_max)
 enum rdmalock_dslr_poll rdmalock_dslr_poll(u64 prev, bool sh, u64 val);
 bool rdmalock_dslr_own_slot(u64 prev, bool sh, u64 released);
 unsigned int rdmalock_dslr_ahead(u64 prev, u64 val);
+u64 rdmalock_dslr_stall_word(u64 prev, bool sh, u64 val);
 int rdmalock_dslr_take(const struct rdmalock_dslr_io *io, bool sh, u32 count_max,
 		       bool try, u64 *prev);
 int rdmalock_dslr_give(const struct rdmalock_dslr_io *io, bool sh, u32 count_max,

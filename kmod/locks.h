@@ -208,6 +208,7 @@ static inline bool rdmalock_how_over(const struct rdmalock_how *how)
  *	the loopback
  * @broken: a deliberately broken test lock, which may wedge itself: the
  *	torture's RDMALOCK_RUN_RESET clears its word too, between rounds
+ * @leases: takes &rdmalock_ls_params.lease_ms and .lease_recovery
  * @ls_size: bytes of its state of a lockspace, zeroed, at
  *	rdmalock_algo_data(); 0 for none
  * @waiter_size: bytes of its state of an acquisition, zeroed as the
@@ -261,6 +262,7 @@ struct rdmalock_algo {
 	bool shared;
 	bool cpu_at_home;
 	bool broken;
+	bool leases;
 	size_t ls_size;
 	size_t waiter_size;
 	const char *(*check_params)(const struct rdmalock_ls_params *params,
@@ -299,11 +301,11 @@ extern const struct rdmalock_algo rdmalock_test_mixed_algo;
  *	acquisitions wait or hold at once on a node
  * @budget_local: ALock's budget for the home node's cohort; 0 for default
  * @budget_remote: ALock's budget for the peers' cohort; 0 for default
- * @lease_ms: ShiftLock's lease; 0 for default
+ * @lease_ms: the lease of an algorithm with leases; 0 for its default
  * @writer_batch: ShiftLock's consecutive writers before readers; 0 for default
  * @writer_cas: ShiftLock's CAS a writer tries before it asks the home
  *	node; 0, the default, for none
- * @lease_recovery: ShiftLock recovers by its lock lease, not by views
+ * @lease_recovery: recover by the lock lease, not by views (leases only)
  * @named: each lock name gets a slot of its own (names.c)
  */
 struct rdmalock_ls_params {

@@ -1146,7 +1146,7 @@ static void rdmalock_release_end(struct rdmalock_lockspace *ls,
  * Context: process context.
  * Return: 0; -ENOLCK when this node was fenced, -ENOTCONN when the lock's
  * home left the view, while it held the lock: it was lost; -ETIME when
- * the holder's lease had expired (ShiftLock): the lock was left for
+ * the holder's lease had expired (ShiftLock, DSLR): the lock was left for
  * recovery; or the algorithm's error: the lock may then be wedged (until
  * the next view change, where the algorithm recovers through the view).
  * After any error the descriptor is not reused before a view change.

@@ -1599,15 +1599,13 @@ static int rdmalock_sl_release(struct rdmalock_lockspace *ls,
 static const char *rdmalock_sl_check_params(const struct rdmalock_ls_params *params,
 					    bool mine)
 {
-	if (!mine && (params->lease_ms || params->writer_batch || params->writer_cas))
-		return "lease, writer batch and writer CAS are for shiftlock";
 	if (!mine)
-		return params->lease_recovery ? "lease recovery is for shiftlock" : NULL;
-	if (params->lease_ms > RDMALOCK_SHIFTLOCK_LEASE_MS_MAX ||
-	    params->writer_batch > RDMALOCK_SHIFTLOCK_WRITERS_MAX ||
+		return params->writer_batch || params->writer_cas ?
+		       "writer batch and writer CAS are for shiftlock" : NULL;
+	if (params->writer_batch > RDMALOCK_SHIFTLOCK_WRITERS_MAX ||
 	    (params->writer_cas > RDMALOCK_SHIFTLOCK_WRITER_CAS_MAX &&
 	     params->writer_cas != RDMALOCK_SHIFTLOCK_WRITER_CAS_ONLY))
-		return "lease, writer batch or writer CAS out of range";
+		return "writer batch or writer CAS out of range";
 	if ((u64)params->num_nodes * params->descs > SL_DESCS_MAX)
 		return "shiftlock: nodes times descriptors above 32767";
 	return NULL;
@@ -1728,6 +1726,7 @@ const struct rdmalock_algo rdmalock_shiftlock_algo = {
 	.id = RDMALOCK_ALGO_SHIFTLOCK,
 	.name = "shiftlock",
 	.shared = true,
+	.leases = true,
 	.ls_size = sizeof(struct rdmalock_sl_ls),
 	.waiter_size = sizeof(struct rdmalock_sl),
 	.check_params = rdmalock_sl_check_params,

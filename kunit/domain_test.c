@@ -152,10 +152,12 @@ BAD(duplicate_address, req->nodes[2] = req->nodes[0])
 BAD(address_beyond_count, req->nodes[5].family = AF_INET)
 BAD(budget_too_big, req->budget_remote = RDMALOCK_ALOCK_BUDGET_MAX + 1)
 BAD(budget_not_alock, { req->algo = RDMALOCK_ALGO_CAS; req->budget_local = 3; })
-BAD(lease_not_shiftlock, req->lease_ms = 100)
+BAD(lease_not_shiftlock_or_dslr, req->lease_ms = 100)
+BAD(dslr_lease_without_lease_recovery, { req->algo = RDMALOCK_ALGO_DSLR;
+					 req->lease_ms = 100; })
 BAD(writer_batch_not_shiftlock, req->writer_batch = 4)
 BAD(lease_too_long, { req->algo = RDMALOCK_ALGO_SHIFTLOCK;
-		      req->lease_ms = RDMALOCK_SHIFTLOCK_LEASE_MS_MAX + 1; })
+		      req->lease_ms = RDMALOCK_LEASE_MS_MAX + 1; })
 BAD(writer_batch_too_big, { req->algo = RDMALOCK_ALGO_SHIFTLOCK;
 			    req->writer_batch = RDMALOCK_SHIFTLOCK_WRITERS_MAX + 1; })
 BAD(writer_cas_not_shiftlock, req->writer_cas = 2)
@@ -163,7 +165,8 @@ BAD(writer_cas_too_big, { req->algo = RDMALOCK_ALGO_SHIFTLOCK;
 			  req->writer_cas = RDMALOCK_SHIFTLOCK_WRITER_CAS_MAX + 1; })
 /* The module is not loaded with allow_broken=1 under KUnit. */
 BAD(broken_lock_not_allowed, req->algo = RDMALOCK_ALGO_TEST_MIXED)
-BAD(lease_recovery_not_shiftlock, req->flags |= RDMALOCK_DOMAIN_F_LEASE_RECOVERY)
+BAD(lease_recovery_not_shiftlock_or_dslr, {
+	req->flags |= RDMALOCK_DOMAIN_F_LEASE_RECOVERY; })
 BAD(named_with_lease_recovery, { req->algo = RDMALOCK_ALGO_SHIFTLOCK;
 				 req->flags |= RDMALOCK_DOMAIN_F_LEASE_RECOVERY |
 					       RDMALOCK_DOMAIN_F_NAMED; })
@@ -184,10 +187,11 @@ static const struct bad_case bad_cases[] = {
 	CASE(ipv4_trailing_bytes), CASE(ipv4_any), CASE(ipv4_multicast),
 	CASE(ipv4_broadcast), CASE(duplicate_address),
 	CASE(address_beyond_count), CASE(budget_too_big), CASE(budget_not_alock),
-	CASE(lease_not_shiftlock), CASE(writer_batch_not_shiftlock),
+	CASE(lease_not_shiftlock_or_dslr), CASE(dslr_lease_without_lease_recovery),
+	CASE(writer_batch_not_shiftlock),
 	CASE(lease_too_long), CASE(writer_batch_too_big),
 	CASE(writer_cas_not_shiftlock), CASE(writer_cas_too_big),
-	CASE(broken_lock_not_allowed), CASE(lease_recovery_not_shiftlock),
+	CASE(broken_lock_not_allowed), CASE(lease_recovery_not_shiftlock_or_dslr),
 	CASE(named_with_lease_recovery),
 };
 
@@ -210,35 +214,36 @@ static void bad_requests_are_einval(struct kunit *test)
 
 PARAM(budget_local, p->budget_local = 3)
 PARAM(budget_remote, p->budget_remote = 3)
-PARAM(lease_ms, p->lease_ms = 100)
+PARAM(lease_ms, { p->lease_ms = 100; p->lease_recovery = true; })
 PARAM(writer_batch, p->writer_batch = 4)
 PARAM(writer_cas, p->writer_cas = 2)
 PARAM(lease_recovery, p->lease_recovery = true)
 
-/* An algorithm's parameter, valid for it, and why any other refuses it. */
+/* A parameter, valid for the algorithms that own it, and why others refuse it. */
 struct algo_param {
 	const char *what;
 	void (*set)(struct rdmalock_ls_params *p);
 	u32 owner;
+	u32 other_owner;
 	const char *why;
 };
 
 static const struct algo_param algo_params[] = {
 	{ "budget_local", set_budget_local, RDMALOCK_ALGO_ALOCK,
-	  "budgets are for alock" },
+	  RDMALOCK_ALGO_ALOCK, "budgets are for alock" },
 	{ "budget_remote", set_budget_remote, RDMALOCK_ALGO_ALOCK,
-	  "budgets are for alock" },
-	{ "lease_ms", set_lease_ms, RDMALOCK_ALGO_SHIFTLOCK,
-	  "lease, writer batch and writer CAS are for shiftlock" },
+	  RDMALOCK_ALGO_ALOCK, "budgets are for alock" },
+	{ "lease_ms", set_lease_ms, RDMALOCK_ALGO_SHIFTLOCK, RDMALOCK_ALGO_DSLR,
+	  "lease and lease recovery are for shiftlock and dslr" },
 	{ "writer_batch", set_writer_batch, RDMALOCK_ALGO_SHIFTLOCK,
-	  "lease, writer batch and writer CAS are for shiftlock" },
+	  RDMALOCK_ALGO_SHIFTLOCK, "writer batch and writer CAS are for shiftlock" },
 	{ "writer_cas", set_writer_cas, RDMALOCK_ALGO_SHIFTLOCK,
-	  "lease, writer batch and writer CAS are for shiftlock" },
+	  RDMALOCK_ALGO_SHIFTLOCK, "writer batch and writer CAS are for shiftlock" },
 	{ "lease_recovery", set_lease_recovery, RDMALOCK_ALGO_SHIFTLOCK,
-	  "lease recovery is for shiftlock" },
+	  RDMALOCK_ALGO_DSLR, "lease and lease recovery are for shiftlock and dslr" },
 };
 
-/* DSLR has no implementation, hence no parameters of its own. */
+/* Every algorithm, those without parameters of their own too. */
 static const u32 all_algos[] = {
 	RDMALOCK_ALGO_ALOCK, RDMALOCK_ALGO_CAS, RDMALOCK_ALGO_MCS,
 	RDMALOCK_ALGO_SHIFTLOCK, RDMALOCK_ALGO_DSLR, RDMALOCK_ALGO_TEST_NONE,
@@ -265,7 +270,7 @@ static void each_algo_refuses_the_others_params(struct kunit *test)
 			};
 			ap->set(&p);
 			why = rdmalock_algo_check_params(&p);
-			if (all_algos[j] == ap->owner)
+			if (all_algos[j] == ap->owner || all_algos[j] == ap->other_owner)
 				KUNIT_EXPECT_NULL_MSG(test, why, "%s for algorithm %u",
 						      ap->what, all_algos[j]);
 			else

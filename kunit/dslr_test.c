@@ -2,9 +2,10 @@
 /*
  * KUnit: DSLR's lock word, the decisions its requesters take, each erratum
  * of the spec (shared/specs/dslr.md §8) that a view-recovered DSLR meets,
- * against what the printed pseudocode would do, conversions in place, and
- * the protocol of dslr.c run by threads on a word in memory, whose
- * overflow resets often, converting as they hold.
+ * against what the printed pseudocode would do, conversions in place, the
+ * stall resets of lease recovery on a clock of the test's own, and the
+ * protocol of dslr.c run by threads on a word in memory, whose overflow
+ * resets often, converting as they hold.
  */
 #include <kunit/test.h>
 #include <linux/atomic.h>
@@ -24,6 +25,17 @@ struct mem_word {
 	/* A ticket's FAA that lies: every ticket looks granted at once. */
 	bool lying_ticket;
 	atomic_t zeroed;
+	/* Lease recovery's clock, in ns: each pause moves it on. */
+	u64 clock;
+	/* Pauses before one fails with -ETIMEDOUT; 0 for no limit. */
+	unsigned int pauses_left;
+	/* Called at each pause: a test's way to move the word meanwhile. */
+	void (*at_pause)(struct mem_word *m);
+	/* Tickets at_pause works on, and how far it got. */
+	u64 *line;
+	unsigned int line_len;
+	unsigned int line_next;
+	unsigned int pauses;
 	atomic_t xholders;
 	atomic_t sholders;
 	atomic_t violations;
@@ -63,16 +75,40 @@ static int mem_read(void *ctx, u64 *val)
 
 static int mem_pause(void *ctx, unsigned int us, bool bounced)
 {
-	usleep_range(1, 2);
+	struct mem_word *m = ctx;
+
+	if (m->pauses_left && !--m->pauses_left)
+		return -ETIMEDOUT;
+	m->clock += us * NSEC_PER_USEC;
+	if (m->at_pause)
+		m->at_pause(m);
+	else
+		usleep_range(1, 2);
 	return 0;
+}
+
+static u64 mem_now(void *ctx)
+{
+	return ((struct mem_word *)ctx)->clock;
 }
 
 static struct rdmalock_dslr_io mem_io(struct mem_word *m)
 {
 	return (struct rdmalock_dslr_io){
 		.faa = mem_faa, .cas = mem_cas, .read = mem_read,
-		.pause = mem_pause, .ctx = m,
+		.pause = mem_pause, .now = mem_now, .ctx = m,
 	};
+}
+
+/* The lease of the lease recovery tests, on the test's clock. */
+#define TEST_LEASE_NS	(10 * NSEC_PER_MSEC)
+
+static struct rdmalock_dslr_io lease_io(struct mem_word *m)
+{
+	struct rdmalock_dslr_io io = mem_io(m);
+
+	io.stall = 2 * TEST_LEASE_NS;
+	return io;
 }
 
 /* INV-6, INV-8: no n field above its max field, no field wrapped. */
@@ -277,7 +313,10 @@ static void the_last_undo_zeroes_the_word(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic64_read(&m.word), dslr_ticket_add(true));
 }
 
-/* D10: a release that finds its slot accounted already says so. */
+/*
+ * D10: a release that finds its slot accounted already says so, and
+ * takes its count back: the word is as it was.
+ */
 static void d10_a_release_checks_its_own_slot(struct kunit *test)
 {
 	struct mem_word m = { .word = ATOMIC64_INIT(dslr_word(2, 1, 3, 1)) };
@@ -286,7 +325,8 @@ static void d10_a_release_checks_its_own_slot(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, rdmalock_dslr_own_slot(dslr_word(0, 0, 2, 1), false,
 						       dslr_word(2, 1, 3, 1)));
 	KUNIT_EXPECT_EQ(test, rdmalock_dslr_give(&io, false, DSLR_COUNT_MAX,
-						 dslr_word(0, 0, 1, 1)), -EIO);
+						 dslr_word(0, 0, 1, 1)), -ETIME);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&m.word), dslr_word(2, 1, 3, 1));
 }
 
 /* A ticket taken by a bare FAA, for a requester that would wait. */
@@ -561,6 +601,210 @@ static void run_stress(struct kunit *test, struct mem_word *m, u32 count_max)
 }
 
 /*
+ * Lease recovery: E1 takes the lock and dies; E2, behind it, resets the
+ * word past both tickets once it stood still for two leases, gives up
+ * (-ECONNRESET), and its next ticket is granted at once. Without leases
+ * the same waiter still waits when its pauses run out, the word as it was.
+ */
+static void a_dead_holder_is_reset_past_after_two_leases(struct kunit *test)
+{
+	struct mem_word m = { .word = ATOMIC64_INIT(0) };
+	struct rdmalock_dslr_io io = lease_io(&m);
+	u64 e1, e2;
+
+	KUNIT_ASSERT_EQ(test, rdmalock_dslr_take(&io, false, DSLR_COUNT_MAX, false,
+						 &e1), 0);
+	KUNIT_EXPECT_EQ(test, rdmalock_dslr_take(&io, false, DSLR_COUNT_MAX, false,
+						 &e2), -ECONNRESET);
+	KUNIT_EXPECT_GT(test, m.clock, 2 * TEST_LEASE_NS);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&m.word), dslr_word(2, 0, 2, 0));
+	KUNIT_EXPECT_EQ(test, rdmalock_dslr_take(&io, false, DSLR_COUNT_MAX, false,
+						 &e2), 0);
+	/* The dead holder's release, had it come late, takes nothing. */
+	KUNIT_EXPECT_EQ(test, rdmalock_dslr_give(&io, false, DSLR_COUNT_MAX, e1),
+			-ETIME);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&m.word), dslr_word(2, 0, 3, 0));
+
+	m = (struct mem_word){ .word = ATOMIC64_INIT(0), .pauses_left = 1000 };
+	io = mem_io(&m);
+	KUNIT_ASSERT_EQ(test, rdmalock_dslr_take(&io, false, DSLR_COUNT_MAX, false,
+						 &e1), 0);
+	KUNIT_EXPECT_EQ(test, rdmalock_dslr_take(&io, false, DSLR_COUNT_MAX, false,
+						 &e2), -ETIMEDOUT);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&m.word), dslr_word(0, 0, 2, 0));
+}
+
+/* Each pause is a quarter lease; at every sixth, the head of the line lets go. */
+static void line_moves_on(struct mem_word *m)
+{
+	struct rdmalock_dslr_io io = mem_io(m);
+
+	m->clock += TEST_LEASE_NS / 4;
+	if (m->line_next >= m->line_len || ++m->pauses % 6)
+		return;
+	rdmalock_dslr_give(&io, false, DSLR_COUNT_MAX, m->line[m->line_next++]);
+}
+
+/*
+ * D9: a reader behind eight writers, each of which holds for about 1.6
+ * leases, is granted after them, never resetting: n_X moves while n_S
+ * stands still, and the stall clock restarts whenever the pair moves. A
+ * clock that watched n_S alone would reset under a writer in its lease.
+ */
+static void d9_a_moving_word_is_never_reset(struct kunit *test)
+{
+	u64 writers[8], reader;
+	struct mem_word m = { .word = ATOMIC64_INIT(0), .at_pause = line_moves_on,
+			      .line = writers, .line_len = ARRAY_SIZE(writers) };
+	struct rdmalock_dslr_io io = lease_io(&m);
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(writers); i++)
+		writers[i] = raw_ticket(&m, false);
+	KUNIT_EXPECT_EQ(test, rdmalock_dslr_take(&io, true, DSLR_COUNT_MAX, false,
+						 &reader), 0);
+	KUNIT_EXPECT_EQ(test, m.line_next, ARRAY_SIZE(writers));
+	KUNIT_EXPECT_GT(test, m.clock, ARRAY_SIZE(writers) * TEST_LEASE_NS);
+	KUNIT_EXPECT_EQ(test, rdmalock_dslr_give(&io, true, DSLR_COUNT_MAX, reader), 0);
+	KUNIT_EXPECT_TRUE(test, rdmalock_dslr_drained(atomic64_read(&m.word)));
+}
+
+/* The printed Alg. 2 l. 14-16: a shared resetter claims n_S up to its ticket. */
+static u64 printed_stall_word(u64 prev, bool sh, u64 val)
+{
+	if (sh)
+		return dslr_word(dslr_mx(prev), dslr_ms(prev) + 1, dslr_mx(val),
+				 dslr_ms(val));
+	return rdmalock_dslr_stall_word(prev, sh, val);
+}
+
+/*
+ * D2's second trace (stall_reset_sim.py succfirst): E dies holding X; S1
+ * and T queue shared, E2 exclusive; T resets the stalled word. S1 is then
+ * granted; E2 must still wait for it.
+ */
+static bool d2_reset_holds(u64 (*stall_word)(u64, bool, u64))
+{
+	struct mem_word m = { .word = ATOMIC64_INIT(0) };
+	u64 e, s1, t, e2, reset;
+
+	e = raw_ticket(&m, false);
+	s1 = raw_ticket(&m, true);
+	t = raw_ticket(&m, true);
+	e2 = raw_ticket(&m, false);
+	reset = stall_word(t, true, atomic64_read(&m.word));
+	return e == 0 && rdmalock_dslr_poll(s1, true, reset) == DSLR_POLL_GRANTED &&
+	       rdmalock_dslr_poll(e2, false, reset) == DSLR_POLL_WAIT;
+}
+
+static void d2_a_shared_stall_reset_claims_its_own_slot(struct kunit *test)
+{
+	KUNIT_EXPECT_TRUE(test, d2_reset_holds(rdmalock_dslr_stall_word));
+	KUNIT_EXPECT_FALSE(test, d2_reset_holds(printed_stall_word));
+}
+
+/*
+ * D4: COUNT_MAX 2, E2 dies holding the frozen word's last ticket, with
+ * nobody behind it. A requester bounces off it, zeroes it once it stood
+ * still for two leases, and takes the first ticket of the new epoch.
+ * Without leases it still waits for the word to thaw when its pauses run
+ * out.
+ */
+static void d4_a_stalled_frozen_word_is_zeroed(struct kunit *test)
+{
+	struct mem_word m = { .word = ATOMIC64_INIT(0) };
+	struct rdmalock_dslr_io io = lease_io(&m);
+	u64 e1, e2, e3;
+
+	KUNIT_ASSERT_EQ(test, rdmalock_dslr_take(&io, false, 2, false, &e1), 0);
+	e2 = raw_ticket(&m, false);
+	KUNIT_ASSERT_EQ(test, rdmalock_dslr_give(&io, false, 2, e1), 0);
+	KUNIT_ASSERT_EQ(test, poll_now(&m, e2, false), DSLR_POLL_GRANTED);
+	KUNIT_EXPECT_EQ(test, rdmalock_dslr_take(&io, true, 2, false, &e3), 0);
+	KUNIT_EXPECT_EQ(test, e3, 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&m.zeroed), 1);
+	KUNIT_EXPECT_GT(test, m.clock, 2 * TEST_LEASE_NS);
+
+	m = (struct mem_word){ .word = ATOMIC64_INIT(dslr_word(1, 0, 2, 0)),
+			       .pauses_left = 1000 };
+	io = mem_io(&m);
+	KUNIT_EXPECT_EQ(test, rdmalock_dslr_take(&io, true, 2, false, &e3), -ETIMEDOUT);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&m.word), dslr_word(1, 0, 2, 0));
+}
+
+/* A waiter's pause that lasts two leases: a vCPU held up, say. */
+static void pause_for_two_leases(struct mem_word *m)
+{
+	m->clock += 2 * TEST_LEASE_NS;
+}
+
+/*
+ * The stale waiter's rule: a waiter whose two polls come more than a
+ * lease apart gives up (-ETIME), taking nothing and trusting no READ,
+ * here even though the word would grant it.
+ */
+static void a_waiter_polling_too_late_gives_up(struct kunit *test)
+{
+	struct mem_word m = { .word = ATOMIC64_INIT(0),
+			      .at_pause = pause_for_two_leases };
+	struct rdmalock_dslr_io io = lease_io(&m);
+	u64 e1, e2;
+
+	KUNIT_ASSERT_EQ(test, rdmalock_dslr_take(&io, false, DSLR_COUNT_MAX, false,
+						 &e1), 0);
+	e2 = raw_ticket(&m, false);
+	KUNIT_ASSERT_EQ(test, rdmalock_dslr_give(&io, false, DSLR_COUNT_MAX, e1), 0);
+	KUNIT_ASSERT_EQ(test, poll_now(&m, e2, false), DSLR_POLL_GRANTED);
+	KUNIT_EXPECT_EQ(test, rdmalock_dslr_take(&io, false, DSLR_COUNT_MAX, false,
+						 &e2), -ETIME);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&m.word), dslr_word(1, 0, 3, 0));
+}
+
+/* What the stale waiter of the trace below sees while the zeroer waits. */
+static void stale_waiter_polls(struct mem_word *m)
+{
+	if (poll_now(m, m->line[0], true) == DSLR_POLL_SKIPPED)
+		m->line_next = 1;
+}
+
+/*
+ * The stale waiter (models.rst's trace), COUNT_MAX 3: A holds, R waits
+ * shared, W and H exclusive, H's ticket freezing the word. A dies; W's
+ * stall reset passes A's slot and R's, R not yet looking; H is granted
+ * and its release drains the word. It zeroes it only two leases later,
+ * when R has polled and seen that it was passed: R can no longer take
+ * the next epoch for its own. Without leases the zero is at once.
+ */
+static void a_drained_word_is_zeroed_two_leases_later(struct kunit *test)
+{
+	u64 r;
+	struct mem_word m = { .word = ATOMIC64_INIT(0), .line = &r };
+	struct rdmalock_dslr_io io = lease_io(&m);
+	u64 a, w, h, before;
+
+	a = raw_ticket(&m, false);
+	r = raw_ticket(&m, true);
+	w = raw_ticket(&m, false);
+	h = raw_ticket(&m, false);
+	KUNIT_ASSERT_TRUE(test, rdmalock_dslr_frozen(atomic64_read(&m.word), 3));
+	atomic64_set(&m.word, rdmalock_dslr_stall_word(w, false, atomic64_read(&m.word)));
+	KUNIT_ASSERT_EQ(test, poll_now(&m, h, false), DSLR_POLL_GRANTED);
+	m.at_pause = stale_waiter_polls;
+	before = m.clock;
+	KUNIT_EXPECT_EQ(test, rdmalock_dslr_give(&io, false, 3, h), 0);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&m.word), 0);
+	KUNIT_EXPECT_GE(test, m.clock - before, 2 * TEST_LEASE_NS);
+	KUNIT_EXPECT_EQ(test, m.line_next, 1);
+	KUNIT_EXPECT_EQ(test, a, 0);
+
+	m = (struct mem_word){ .word = ATOMIC64_INIT(dslr_word(2, 1, 3, 1)) };
+	io = mem_io(&m);
+	KUNIT_EXPECT_EQ(test, rdmalock_dslr_give(&io, false, 3, h), 0);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&m.word), 0);
+	KUNIT_EXPECT_EQ(test, m.clock, 0);
+}
+
+/*
  * COUNT_MAX 4: the word freezes every few acquisitions, requesters
  * bounce off it, and whoever drains it zeroes it. Nobody shares the lock
  * with a writer, the word is drained at the end, and it was zeroed at
@@ -610,6 +854,12 @@ static struct kunit_case rdmalock_dslr_cases[] = {
 	KUNIT_CASE(upgrade_in_a_frozen_word_is_refused),
 	KUNIT_CASE(a_conversion_looks_again_at_what_its_cas_found),
 	KUNIT_CASE(upgrade_only_for_the_one_holder),
+	KUNIT_CASE(a_dead_holder_is_reset_past_after_two_leases),
+	KUNIT_CASE(d9_a_moving_word_is_never_reset),
+	KUNIT_CASE(d2_a_shared_stall_reset_claims_its_own_slot),
+	KUNIT_CASE(d4_a_stalled_frozen_word_is_zeroed),
+	KUNIT_CASE(a_waiter_polling_too_late_gives_up),
+	KUNIT_CASE(a_drained_word_is_zeroed_two_leases_later),
 	KUNIT_CASE(overflow_resets_under_concurrent_requesters),
 	KUNIT_CASE(the_stress_catches_lying_tickets),
 	{}

@@ -34,9 +34,11 @@
  * -DZERO_ON_DRAIN: kmod/dslr.c's overflow reset. There is no designated
  * resetter: a release, or an undo, whose atomic leaves the word frozen
  * and drained (every ticket of its epoch accounted, no increment of a
- * requester in it) zeroes it with one CAS from that value. Without
- * FAULTS, that is, as the views recover the lock: no ticket is ever
- * skipped, so none can be left behind in the old epoch.
+ * requester in it) zeroes it with one CAS from that value; so does a
+ * stall reset that drains it. Without FAULTS, that is, as the views
+ * recover the lock, no ticket is ever skipped, so none can be left
+ * behind in the old epoch; with FAULTS (kmod's lease recovery), the
+ * zeroing waits for ZERO_OK as the others do.
  *
  * The overflow reset and the forced one zero the word only when no waiter
  * still holds a ticket of the old epoch (ZERO_OK). That is a timing rule
@@ -221,6 +223,20 @@ byte tep[NP + 1];
 #endif
 #define MAY_UPGRADE(v)	(NX(v) == MX(v) && NS(v) + 1 == MS(v) && !FROZEN(v))
 
+/*
+ * ZERO_ON_DRAIN: @v, what our own atomic left, is frozen and drained:
+ * zero it by CAS from @v, once no waiter of its epoch is stale (kmod
+ * waits a lease, and a waiter gives up on two polls too far apart).
+ */
+inline zero_drained(v)
+{
+	if
+	:: FROZEN(v) && DRAINED(v) ->
+		atomic { ZERO_OK -> RDMA_CAS(L, v, 0, old); if :: old == v -> NEW_EPOCH :: else fi }
+	:: else
+	fi
+}
+
 /* A client that stops using the lock: out of the critical section. */
 inline leave_cs(p)
 {
@@ -309,11 +325,7 @@ acquire:
 			od;
 #ifdef ZERO_ON_DRAIN
 			/* Our undo drained the frozen word: zero it. */
-			if
-			:: FROZEN(cur) && DRAINED(cur) ->
-				atomic { RDMA_CAS(L, cur, 0, old); if :: old == cur -> NEW_EPOCH :: else fi }
-			:: else
-			fi;
+			zero_drained(cur);
 #endif
 #endif
 			/*
@@ -385,6 +397,11 @@ acquire:
 					RDMA_CAS(L, val, STALL_RESET(tk[me], md[me], val), old);
 					resets++; st[me] = IDLE
 				   };
+#ifdef ZERO_ON_DRAIN
+				   /* kmod: a stall reset that drained the frozen word zeroes it. */
+				   cur = STALL_RESET(tk[me], md[me], val);
+				   zero_drained(cur);
+#endif
 #ifdef PRINTED_STALL_ZERO
 				   /* Alg. 2 l. 17-18 "Reset L to zero" as Alg. 3 l. 7 does. */
 				   cur = STALL_RESET(tk[me], md[me], val);
@@ -496,8 +513,7 @@ held:
 		/* Our release drained the frozen word: zero it. */
 		cur = (old + SERVED(md[me])) % WMOD;
 		if
-		:: !expired[me] && FROZEN(cur) && DRAINED(cur) ->
-			atomic { RDMA_CAS(L, cur, 0, old); if :: old == cur -> NEW_EPOCH :: else fi }
+		:: !expired[me] -> zero_drained(cur)
 		:: else
 		fi;
 #endif

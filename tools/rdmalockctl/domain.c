@@ -229,7 +229,7 @@ static int domain_create(int argc, char **argv)
 				return EXIT_USAGE;
 			break;
 		case 'l':
-			if (parse_u32(optarg, "lease", RDMALOCK_SHIFTLOCK_LEASE_MS_MAX,
+			if (parse_u32(optarg, "lease", RDMALOCK_LEASE_MS_MAX,
 				      &req.lease_ms))
 				return EXIT_USAGE;
 			break;

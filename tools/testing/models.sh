@@ -242,6 +242,15 @@ check pass "dslr as kmod runs it: starvation freedom from the ticket (weak fairn
 	dslr ltl:starvation -DZERO_ON_DRAIN -DLIVENESS -DROUNDS=0
 check fail "dslr negative: zeroed on drain, but a frozen word zeroed undrained" dslr \
 	both -DZERO_ON_DRAIN -DZERO_UNDRAINED -DNP=3 -DROUNDS=1
+# kmod's lease recovery (--lease-recovery): the same zeroings, a stall
+# reset's too, each once no waiter of the old epoch is stale, beside the
+# stall and forced resets of the spec.
+check pass "dslr as kmod runs it with leases, a crash and lease resets: mutual exclusion" \
+	dslr safety -DFAULTS -DZERO_ON_DRAIN -DNP=3 -DROUNDS=1
+check pass "dslr as kmod runs it with leases, 2 clients x 2 rounds: mutual exclusion" \
+	dslr safety -DFAULTS -DZERO_ON_DRAIN
+check pass "dslr as kmod runs it with leases, a crash and the resets after it: no deadlock" \
+	dslr deadlock -DFAULTS -DZERO_ON_DRAIN -DRESET_NEEDS_CRASH -DMAXRESETS=2 -DNP=3 -DROUNDS=1
 # Its conversions in place, each holder converting once per round. With
 # COUNT_MAX 2 a second writer's ticket freezes the word, so a writer
 # waits behind one converting down only with COUNT_MAX 3.

@@ -200,13 +200,17 @@ struct rdmalock_status {
 #define RDMALOCK_ALOCK_BUDGET_LOCAL	5
 #define RDMALOCK_ALOCK_BUDGET_REMOTE	20
 #define RDMALOCK_ALOCK_BUDGET_MAX	1000000
+/* The longest lease (&rdmalock_domain_create.lease_ms) of any algorithm. */
+#define RDMALOCK_LEASE_MS_MAX		60000
 /* ShiftLock: a holder's lease, and writers in a row before readers. */
 #define RDMALOCK_SHIFTLOCK_LEASE_MS	10
-#define RDMALOCK_SHIFTLOCK_LEASE_MS_MAX	60000
+#define RDMALOCK_SHIFTLOCK_LEASE_MS_MAX	RDMALOCK_LEASE_MS_MAX
 #define RDMALOCK_SHIFTLOCK_WRITERS	16
 #define RDMALOCK_SHIFTLOCK_WRITERS_MAX	65536
 #define RDMALOCK_SHIFTLOCK_WRITER_CAS_MAX	64
 #define RDMALOCK_SHIFTLOCK_WRITER_CAS_ONLY	0xffffffffU
+/* DSLR with lease recovery: a holder's lease, the paper's default. */
+#define RDMALOCK_DSLR_LEASE_MS		10
 
 /*
  * Lock modes: DLM's six, with DLM's compatibility (Documentation/dlm.rst).
@@ -245,9 +249,9 @@ struct rdmalock_addr {
 /* Flags of &rdmalock_domain_create: a domain without a key, on purpose. */
 #define RDMALOCK_DOMAIN_F_INSECURE	_BITUL(0)
 /*
- * ShiftLock: recover a lock whose holder seems to have failed by the
- * paper's lock lease (@lease_ms), which takes it from any holder slower
- * than that, instead of by membership views; for comparison.
+ * ShiftLock and DSLR: recover a lock whose holder seems to have failed by
+ * the paper's lock lease (@lease_ms), which takes it from any holder
+ * slower than that, instead of by membership views; for comparison.
  */
 #define RDMALOCK_DOMAIN_F_LEASE_RECOVERY	_BITUL(1)
 /*
@@ -268,7 +272,7 @@ struct rdmalock_addr {
  * struct rdmalock_domain_create - join this node to a lock domain
  * @size: in: sizeof(struct rdmalock_domain_create)
  * @flags: %RDMALOCK_DOMAIN_F_INSECURE, %RDMALOCK_DOMAIN_F_LEASE_RECOVERY
- *	(ShiftLock only), %RDMALOCK_DOMAIN_F_NAMED, or zero
+ *	(ShiftLock and DSLR), %RDMALOCK_DOMAIN_F_NAMED, or zero
  * @name: NUL-terminated name, unique on this node; letters, digits, '-',
  *	'_' and '.'; the bytes after the NUL must be zero
  * @node_id: this node's index in @nodes
@@ -295,9 +299,11 @@ struct rdmalock_addr {
  *	Must be 0 for other algorithms.
  * @budget_remote: ALock: the same for the peers' cohort; 0 for
  *	%RDMALOCK_ALOCK_BUDGET_REMOTE
- * @lease_ms: ShiftLock: how long a holder may keep a lock before the
- *	others may take it from it, if it seems to have failed; 0 for
- *	%RDMALOCK_SHIFTLOCK_LEASE_MS. Must be 0 for other algorithms.
+ * @lease_ms: ShiftLock, and DSLR with %RDMALOCK_DOMAIN_F_LEASE_RECOVERY:
+ *	how long a holder may keep a lock before the others may take it
+ *	from it, if it seems to have failed, up to %RDMALOCK_LEASE_MS_MAX;
+ *	0 for %RDMALOCK_SHIFTLOCK_LEASE_MS or %RDMALOCK_DSLR_LEASE_MS. Must
+ *	be 0 otherwise.
  * @writer_batch: ShiftLock: writers that may take a lock one after the
  *	other while readers wait; 0 for %RDMALOCK_SHIFTLOCK_WRITERS
  * @writer_cas: ShiftLock: compare-and-swaps a writer posts to queue

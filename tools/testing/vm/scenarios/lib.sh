@@ -554,6 +554,40 @@ hold_end() {
 # hold_unlocked TAG: holder TAG ended, and its unlock returned 0.
 hold_unlocked() { hold_end "$1" && grep -q '^unlocked ' "/tmp/hold-$1.out"; }
 
+# lock_after_reset DOMAIN ID [MIN-RESETS]: take the write lock ID of a
+# domain with lease recovery, trying again while it is reset under us
+# (ECONNRESET) or granted past its lease (ETIME: no grant, as a node
+# slowed down by the debug kernel may see); prints how long that took,
+# and fails if it saw fewer than MIN-RESETS resets.
+lock_after_reset() {
+	local start end tries=0 resets=0 out
+
+	start=$(date +%s)
+	until out=$(rdmalockctl lock "$1" "$2" -- true 2>&1); do
+		echo "$out" >&2
+		case $out in
+		*'Connection reset'*) resets=$((resets + 1)) ;;
+		*'Timer expired'*) ;;
+		*) return 1 ;;
+		esac
+		tries=$((tries + 1))
+		[ "$tries" -lt 20 ] || return 1
+	done
+	end=$(date +%s)
+	echo "granted after $((end - start)) s, $resets resets and $((tries - resets)) grants past the lease" >&2
+	[ "$resets" -ge "${3:-0}" ]
+}
+
+# hold_timed_out TAG: holder TAG ended, its unlock failing with ETIME: it
+# held past its lease (lease recovery), and the lock was left to others.
+hold_timed_out() {
+	local rc=0
+
+	hold_end "$1" || rc=$?
+	[ "$rc" -eq 1 ] &&
+		grep -q '^rdmalockctl: unlock: Timer expired' "/tmp/hold-$1.out"
+}
+
 # hold_lost TAG: holder TAG ended, its unlock failing with ENOLCK: the
 # lock had been taken from this node.
 hold_lost() {

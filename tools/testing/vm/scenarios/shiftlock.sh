@@ -361,30 +361,6 @@ finished() {
 	[ "$(cat "/tmp/$1.rc")" -eq 0 ]
 }
 
-# lock_after_reset DOMAIN ID [MIN-RESETS]: take the write lock ID, trying
-# again while it is reset under us (ECONNRESET) or granted past its lease
-# (ETIME: no grant, as a node slowed down by the debug kernel may see);
-# prints how long that took, and fails if it saw fewer than MIN-RESETS
-# resets.
-lock_after_reset() {
-	local start end tries=0 resets=0 out
-
-	start=$(date +%s)
-	until out=$(ctl lock "$1" "$2" -- true 2>&1); do
-		echo "$out" >&2
-		case $out in
-		*'Connection reset'*) resets=$((resets + 1)) ;;
-		*'Timer expired'*) ;;
-		*) return 1 ;;
-		esac
-		tries=$((tries + 1))
-		[ "$tries" -lt 20 ] || return 1
-	done
-	end=$(date +%s)
-	echo "granted after $((end - start)) s, $resets resets and $((tries - resets)) grants past the lease" >&2
-	[ "$resets" -ge "${3:-0}" ]
-}
-
 case $VMTEST_NODE in
 0) tap_plan $((19 + MEASURES + TORTURE_TESTS)) ;;
 1) tap_plan $((20 + 4 * MEASURES + TORTURE_TESTS)) ;;
