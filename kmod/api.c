@@ -630,8 +630,8 @@ static int rdmalock_acquire_sync(struct rdmalock_lock *lk, unsigned int mode,
  * recovery only: -ECONNRESET when the lock was reset, after a holder
  * failed, while this one waited: try again; -ETIME when the grant came
  * after this holder's lease had run out (or, under DSLR, two polls of
- * the waiter came more than a lease apart): the lock is not held, and is
- * free again once a waiter has it reset.
+ * the waiter came more than half a lease apart): the lock is not held,
+ * and is free again once a waiter has it reset.
  */
 int rdmalock_lock(struct rdmalock_lock *lk, unsigned int mode)
 {

@@ -47,15 +47,16 @@
  * waiter that sees (n_X, n_S) stand still for two leases resets the word
  * past its own ticket by one CAS and gives up (-ECONNRESET), as do the
  * waiters ahead of it that the reset passed; a bouncer zeroes a frozen
- * word that stood still for three (D4). A drained word is zeroed two
+ * word that stood still for four (D4). A drained word is zeroed two
  * leases after it was seen drained, and a waiter whose polls come more
- * than a lease apart gives up (-ETIME), so that no waiter a reset passed
- * unseen mistakes the next epoch for its own (models.rst, the stale
- * waiter). A release whose FAA finds its slot accounted for by a reset
- * takes its count back (D10). This takes a lock from a live holder
- * slower than its lease, and assumes that a verb lands within a lease of
- * its posting: under contention on Soft-RoCE in QEMU, a waiter's polls
- * came more than 100 ms apart, so a lease must be longer than that there.
+ * than half a lease apart gives up (-ETIME), so that no waiter a reset
+ * passed unseen mistakes the next epoch for its own (models.rst, the
+ * stale waiter). A release whose FAA finds its slot accounted for by a
+ * reset takes its count back (D10). This takes a lock from a live holder
+ * slower than its lease, and assumes that a verb lands within a third of
+ * a lease of its posting: under contention on Soft-RoCE in QEMU, a
+ * waiter's polls came more than 100 ms apart, so a lease must be several
+ * times that there.
  *
  * Conversions are in place, by one CAS that accounts the slot held and
  * takes the other mode's ticket, granted at once: up only for the one
@@ -281,10 +282,10 @@ static bool rdmalock_dslr_stood_still(const struct rdmalock_dslr_io *io,
  * may be accounted for by a reset before the waiter has seen it, and a
  * word zeroed meanwhile could grant it in the next epoch. So a drained
  * word is zeroed only two leases (the stall time) after its zeroer saw
- * it drained, and a waiter that posts two READs more than a lease apart
- * trusts neither and gives up: one of its READs found the word not yet
- * zeroed, or it gave up, as long as a READ lands within a lease. Its
- * polls are spaced by no more than a quarter of one.
+ * it drained, and a waiter that posts two verbs more than half a lease
+ * apart trusts neither and gives up: one of its READs found the word not
+ * yet zeroed, or it gave up, as long as a READ lands within a lease of
+ * its posting. Its polls are spaced by no more than a quarter of one.
  */
 static u64 rdmalock_dslr_zero_wait(const struct rdmalock_dslr_io *io)
 {
@@ -293,15 +294,27 @@ static u64 rdmalock_dslr_zero_wait(const struct rdmalock_dslr_io *io)
 
 static u64 rdmalock_dslr_poll_gap(const struct rdmalock_dslr_io *io)
 {
-	return io->stall / 2;
+	return io->stall / 4;
 }
 
 static unsigned int rdmalock_dslr_poll_cap(const struct rdmalock_dslr_io *io)
 {
 	if (!io->stall)
 		return DSLR_POLL_MAX_US;
-	return clamp_t(u64, io->stall / 8 / NSEC_PER_USEC, DSLR_OMEGA_US,
+	return clamp_t(u64, div_u64(io->stall, 8 * NSEC_PER_USEC), DSLR_OMEGA_US,
 		       DSLR_POLL_MAX_US);
+}
+
+/*
+ * A bouncer's forced reset (D4) waits four leases: a live waiter of the
+ * word sees the pair move within half a lease and a verb (or gives up),
+ * and its own stall reset lands within two leases, half a lease and two
+ * verbs of that: first, as long as a verb lands within a third of a
+ * lease of its posting.
+ */
+static u64 rdmalock_dslr_force_wait(const struct rdmalock_dslr_io *io)
+{
+	return io->stall * 2;
 }
 
 /*
@@ -354,10 +367,10 @@ static int rdmalock_dslr_bounce(const struct rdmalock_dslr_io *io, bool sh,
  * taking tickets from a frozen word would keep their increments in it,
  * and the word could drain, and be zeroed, only in a gap between them:
  * with slow verbs, hardly ever. With lease recovery, a frozen word that
- * stood still for three leases is zeroed (D4): a holder of its last
+ * stood still for four leases is zeroed (D4): a holder of its last
  * ticket died, or holds past its lease, and nobody waits behind it to
- * reset it. A live waiter would have reset it after two, or given up for
- * a gap between its polls; a waiter a reset passed has seen it since, or
+ * reset it. A live waiter would have reset it first, or given up for a
+ * gap between its polls; a waiter a reset passed has seen it since, or
  * given up (the stale waiter, above).
  */
 static int rdmalock_dslr_thaw(const struct rdmalock_dslr_io *io, u32 count_max,
@@ -377,7 +390,7 @@ static int rdmalock_dslr_thaw(const struct rdmalock_dslr_io *io, u32 count_max,
 		if (!rdmalock_dslr_frozen(val, count_max))
 			return 0;
 		if (rdmalock_dslr_stood_still(io, val, &seen, &since,
-					      io->stall * 3 / 2)) {
+					      rdmalock_dslr_force_wait(io))) {
 			ret = io->cas(io->ctx, val, 0, &old);
 			if (ret)
 				return ret;
@@ -421,12 +434,12 @@ static int rdmalock_dslr_poll_in_time(const struct rdmalock_dslr_io *io,
 	return 0;
 }
 
+/* @posted: with lease recovery, when the ticket's FAA was posted */
 static int rdmalock_dslr_await(const struct rdmalock_dslr_io *io, bool sh,
-			       u32 count_max, u64 prev)
+			       u32 count_max, u64 prev, u64 posted)
 {
-	u64 val = prev, seen = prev, since = io->stall ? io->now(io->ctx) : 0;
+	u64 val = prev, seen = prev, since = posted;
 	unsigned int us, cap = rdmalock_dslr_poll_cap(io);
-	u64 posted = since;
 	int ret;
 
 	for (;;) {
@@ -464,18 +477,22 @@ static int rdmalock_dslr_await(const struct rdmalock_dslr_io *io, bool sh,
  * @prev: set to the ticket: the word before its fetch-and-add
  *
  * Return: 0 once granted; -EAGAIN for a trylock that would wait or that
- * found the word frozen; with lease recovery only, -ECONNRESET when the
- * word was reset past the ticket, by this waiter or another (the ticket
- * is accounted for), and -ETIME when two of the waiter's polls came too
- * far apart to be trusted (the ticket is left to a stall reset): the
- * caller may try again; else what @io returned.
+ * found the word frozen; -ECONNRESET when the word was moved past the
+ * ticket: with lease recovery, by this waiter's reset or another's (the
+ * ticket is accounted for, and the caller may try again), without, only
+ * by a defect; with lease recovery only, -ETIME when two of the waiter's
+ * polls came too far apart to be trusted (the ticket is left to a stall
+ * reset; the caller may try again); else what @io returned. With lease
+ * recovery, a request whose undo drains a frozen word waits two leases
+ * to zero it, whatever its deadline (a signal ends that wait, and leaves
+ * the word to the next request that drains it).
  * A deadline or a signal ends the acquisition only before its ticket is
  * taken (&rdmalock_dslr_io.pause).
  */
 VISIBLE_IF_KUNIT int rdmalock_dslr_take(const struct rdmalock_dslr_io *io, bool sh,
 					u32 count_max, bool try, u64 *prev)
 {
-	u64 add = dslr_ticket_add(sh), val;
+	u64 add = dslr_ticket_add(sh), val, posted = 0;
 	int ret;
 
 	if (try) {
@@ -486,6 +503,8 @@ VISIBLE_IF_KUNIT int rdmalock_dslr_take(const struct rdmalock_dslr_io *io, bool 
 			return -EAGAIN;
 	}
 	for (;;) {
+		if (io->stall)
+			posted = io->now(io->ctx);
 		ret = io->faa(io->ctx, add, prev);
 		if (ret)
 			return ret;
@@ -493,7 +512,7 @@ VISIBLE_IF_KUNIT int rdmalock_dslr_take(const struct rdmalock_dslr_io *io, bool 
 		case DSLR_TICKET_GRANTED:
 			return 0;
 		case DSLR_TICKET_WAIT:
-			return rdmalock_dslr_await(io, sh, count_max, *prev);
+			return rdmalock_dslr_await(io, sh, count_max, *prev, posted);
 		case DSLR_TICKET_FROZEN:
 			break;
 		}
@@ -510,20 +529,39 @@ VISIBLE_IF_KUNIT int rdmalock_dslr_take(const struct rdmalock_dslr_io *io, bool 
 EXPORT_SYMBOL_IF_KUNIT(rdmalock_dslr_take);
 
 /*
+ * Was the word zeroed since it was @landed? Outside a frozen word no max
+ * field falls; a frozen one thaws only by a zeroing, and its bouncers
+ * take back no more than they added. (A word zeroed and frozen again
+ * meanwhile, with a tiny COUNT_MAX, is taken for the same: an undo then
+ * takes a count that was not ours, which can stall a waiter, never
+ * grant one.)
+ */
+static bool rdmalock_dslr_zeroed_after(u64 landed, u32 count_max, u64 cur)
+{
+	if (rdmalock_dslr_frozen(landed, count_max))
+		return !rdmalock_dslr_frozen(cur, count_max);
+	return dslr_mx(cur) < dslr_mx(landed) || dslr_ms(cur) < dslr_ms(landed);
+}
+
+/*
  * D10: a release found its slot accounted for already, by a waiter's
- * stall reset: take its count back, by CAS on the word as seen (@cur),
- * unless the word was zeroed since, the count gone with it. The count may
- * have let a later ticket in early meanwhile: the lease the reset waited
- * out is what keeps that from happening to a holder that keeps to it.
+ * stall reset (or in a word zeroed since: a release posted in its lease
+ * that landed late): take its count back, by CAS on the word as seen
+ * (@cur), unless the word was zeroed after the count landed in @landed,
+ * the count gone with it. The count may have let a later ticket in early
+ * meanwhile, and a stall reset that set the n fields may have absorbed
+ * it, so that taking it back costs a waiter a stall: the lease the reset
+ * waited out is what keeps either from happening to a holder that keeps
+ * to it.
  */
 static int rdmalock_dslr_unaccount(const struct rdmalock_dslr_io *io, bool sh,
-				   u32 count_max, u64 prev, u64 cur)
+				   u32 count_max, u64 landed, u64 cur)
 {
 	u64 add = dslr_release_add(sh), old;
 	int ret;
 
 	for (;;) {
-		if (rdmalock_dslr_zeroed_since(prev, sh, cur) ||
+		if (rdmalock_dslr_zeroed_after(landed, count_max, cur) ||
 		    !(sh ? dslr_ns(cur) : dslr_nx(cur)))
 			return -ETIME;
 		ret = io->cas(io->ctx, cur, cur - add, &old);
@@ -556,7 +594,7 @@ VISIBLE_IF_KUNIT int rdmalock_dslr_give(const struct rdmalock_dslr_io *io, bool 
 	if (ret)
 		return ret;
 	if (!rdmalock_dslr_own_slot(prev, sh, old))
-		return rdmalock_dslr_unaccount(io, sh, count_max, prev, old + add);
+		return rdmalock_dslr_unaccount(io, sh, count_max, old, old + add);
 	return rdmalock_dslr_zero(io, count_max, old + add);
 }
 EXPORT_SYMBOL_IF_KUNIT(rdmalock_dslr_give);
@@ -727,11 +765,14 @@ static int rdmalock_dslr_pause(void *ctx, unsigned int us, bool bounced)
 		return -ESHUTDOWN;
 	if (rdmalock_gate_shut(ls))
 		return -ERESTART;
-	/* A lease's wait before a zeroing may be long: no hrtimer for it. */
-	if (us > DSLR_USLEEP_MAX_US)
-		msleep(DIV_ROUND_UP(us, USEC_PER_MSEC));
-	else
+	/*
+	 * A zeroing's wait may be long (two leases): no hrtimer for it, and
+	 * a signal ends it, the word left to the next one to drain it.
+	 */
+	if (us <= DSLR_USLEEP_MAX_US)
 		usleep_range(us, us + us / 4);
+	else if (msleep_interruptible(DIV_ROUND_UP(us, USEC_PER_MSEC)))
+		return -EINTR;
 	return 0;
 }
 

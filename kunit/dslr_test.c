@@ -25,8 +25,11 @@ struct mem_word {
 	/* A ticket's FAA that lies: every ticket looks granted at once. */
 	bool lying_ticket;
 	atomic_t zeroed;
-	/* Lease recovery's clock, in ns: each pause moves it on. */
+	/* The clock at the last zeroing. */
+	u64 zeroed_at;
+	/* Lease recovery's clock, in ns: each pause moves it on, if timed. */
 	u64 clock;
+	bool timed;
 	/* Pauses before one fails with -ETIMEDOUT; 0 for no limit. */
 	unsigned int pauses_left;
 	/* Called at each pause: a test's way to move the word meanwhile. */
@@ -35,7 +38,8 @@ struct mem_word {
 	u64 *line;
 	unsigned int line_len;
 	unsigned int line_next;
-	unsigned int pauses;
+	/* Pauses so far. */
+	atomic_t pauses;
 	atomic_t xholders;
 	atomic_t sholders;
 	atomic_t violations;
@@ -60,8 +64,10 @@ static int mem_cas(void *ctx, u64 expected, u64 desired, u64 *old)
 	if (m->before_cas)
 		m->before_cas(m);
 	*old = atomic64_cmpxchg(&m->word, expected, desired);
-	if (*old == expected && !desired)
+	if (*old == expected && !desired) {
 		atomic_inc(&m->zeroed);
+		m->zeroed_at = m->clock;
+	}
 	return 0;
 }
 
@@ -77,9 +83,11 @@ static int mem_pause(void *ctx, unsigned int us, bool bounced)
 {
 	struct mem_word *m = ctx;
 
+	atomic_inc(&m->pauses);
 	if (m->pauses_left && !--m->pauses_left)
 		return -ETIMEDOUT;
-	m->clock += us * NSEC_PER_USEC;
+	if (m->timed)
+		m->clock += us * NSEC_PER_USEC;
 	if (m->at_pause)
 		m->at_pause(m);
 	else
@@ -107,6 +115,7 @@ static struct rdmalock_dslr_io lease_io(struct mem_word *m)
 {
 	struct rdmalock_dslr_io io = mem_io(m);
 
+	m->timed = true;
 	io.stall = 2 * TEST_LEASE_NS;
 	return io;
 }
@@ -640,7 +649,7 @@ static void line_moves_on(struct mem_word *m)
 	struct rdmalock_dslr_io io = mem_io(m);
 
 	m->clock += TEST_LEASE_NS / 4;
-	if (m->line_next >= m->line_len || ++m->pauses % 6)
+	if (m->line_next >= m->line_len || atomic_read(&m->pauses) % 6)
 		return;
 	rdmalock_dslr_give(&io, false, DSLR_COUNT_MAX, m->line[m->line_next++]);
 }
@@ -706,7 +715,7 @@ static void d2_a_shared_stall_reset_claims_its_own_slot(struct kunit *test)
 /*
  * D4: COUNT_MAX 2, E2 dies holding the frozen word's last ticket, with
  * nobody behind it. A requester bounces off it, zeroes it once it stood
- * still for two leases, and takes the first ticket of the new epoch.
+ * still for four leases, and takes the first ticket of the new epoch.
  * Without leases it still waits for the word to thaw when its pauses run
  * out.
  */
@@ -723,7 +732,7 @@ static void d4_a_stalled_frozen_word_is_zeroed(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rdmalock_dslr_take(&io, true, 2, false, &e3), 0);
 	KUNIT_EXPECT_EQ(test, e3, 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&m.zeroed), 1);
-	KUNIT_EXPECT_GT(test, m.clock, 2 * TEST_LEASE_NS);
+	KUNIT_EXPECT_GT(test, m.zeroed_at, 4 * TEST_LEASE_NS);
 
 	m = (struct mem_word){ .word = ATOMIC64_INIT(dslr_word(1, 0, 2, 0)),
 			       .pauses_left = 1000 };
@@ -732,32 +741,54 @@ static void d4_a_stalled_frozen_word_is_zeroed(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic64_read(&m.word), dslr_word(1, 0, 2, 0));
 }
 
-/* A waiter's pause that lasts two leases: a vCPU held up, say. */
-static void pause_for_two_leases(struct mem_word *m)
+/*
+ * A waiter's pause that lasts three quarters of a lease: a vCPU held up,
+ * say. Meanwhile the holder ahead of it lets go.
+ */
+static void held_up(struct mem_word *m)
 {
-	m->clock += 2 * TEST_LEASE_NS;
+	struct rdmalock_dslr_io io = mem_io(m);
+
+	m->clock += TEST_LEASE_NS * 3 / 4;
+	if (m->line_next < m->line_len)
+		rdmalock_dslr_give(&io, false, DSLR_COUNT_MAX, m->line[m->line_next++]);
 }
 
 /*
- * The stale waiter's rule: a waiter whose two polls come more than a
+ * The stale waiter's rule: a waiter whose two polls come more than half a
  * lease apart gives up (-ETIME), taking nothing and trusting no READ,
- * here even though the word would grant it.
+ * here one that would have granted it.
  */
 static void a_waiter_polling_too_late_gives_up(struct kunit *test)
 {
-	struct mem_word m = { .word = ATOMIC64_INIT(0),
-			      .at_pause = pause_for_two_leases };
+	u64 e1;
+	struct mem_word m = { .word = ATOMIC64_INIT(0), .line = &e1, .line_len = 1 };
 	struct rdmalock_dslr_io io = lease_io(&m);
-	u64 e1, e2;
+	u64 e2;
 
 	KUNIT_ASSERT_EQ(test, rdmalock_dslr_take(&io, false, DSLR_COUNT_MAX, false,
 						 &e1), 0);
-	e2 = raw_ticket(&m, false);
-	KUNIT_ASSERT_EQ(test, rdmalock_dslr_give(&io, false, DSLR_COUNT_MAX, e1), 0);
-	KUNIT_ASSERT_EQ(test, poll_now(&m, e2, false), DSLR_POLL_GRANTED);
+	m.at_pause = held_up;
 	KUNIT_EXPECT_EQ(test, rdmalock_dslr_take(&io, false, DSLR_COUNT_MAX, false,
 						 &e2), -ETIME);
-	KUNIT_EXPECT_EQ(test, atomic64_read(&m.word), dslr_word(1, 0, 3, 0));
+	KUNIT_EXPECT_EQ(test, m.line_next, 1);
+	KUNIT_EXPECT_EQ(test, poll_now(&m, e2, false), DSLR_POLL_GRANTED);
+}
+
+/*
+ * D10, with lease recovery: a release posted in its lease lands after a
+ * reset passed it and the word drained and was zeroed; its count, in the
+ * new epoch's word, is taken back, and the new epoch's holder keeps its
+ * lock.
+ */
+static void a_late_release_into_a_new_epoch_is_taken_back(struct kunit *test)
+{
+	struct mem_word m = { .word = ATOMIC64_INIT(dslr_word(0, 0, 1, 0)) };
+	struct rdmalock_dslr_io io = lease_io(&m);
+
+	KUNIT_EXPECT_EQ(test, rdmalock_dslr_give(&io, false, DSLR_COUNT_MAX,
+						 dslr_word(0, 0, 2, 0)), -ETIME);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&m.word), dslr_word(0, 0, 1, 0));
 }
 
 /* What the stale waiter of the trace below sees while the zeroer waits. */
@@ -801,7 +832,7 @@ static void a_drained_word_is_zeroed_two_leases_later(struct kunit *test)
 	io = mem_io(&m);
 	KUNIT_EXPECT_EQ(test, rdmalock_dslr_give(&io, false, 3, h), 0);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&m.word), 0);
-	KUNIT_EXPECT_EQ(test, m.clock, 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&m.pauses), 0);
 }
 
 /*
@@ -859,6 +890,7 @@ static struct kunit_case rdmalock_dslr_cases[] = {
 	KUNIT_CASE(d2_a_shared_stall_reset_claims_its_own_slot),
 	KUNIT_CASE(d4_a_stalled_frozen_word_is_zeroed),
 	KUNIT_CASE(a_waiter_polling_too_late_gives_up),
+	KUNIT_CASE(a_late_release_into_a_new_epoch_is_taken_back),
 	KUNIT_CASE(a_drained_word_is_zeroed_two_leases_later),
 	KUNIT_CASE(overflow_resets_under_concurrent_requesters),
 	KUNIT_CASE(the_stress_catches_lying_tickets),
