@@ -263,22 +263,31 @@ create_mcs() {
 		--key-file "$(key_file)" --algo mcs --port 7222 --locks-per-node 4
 }
 
-failed_links() {
-	local i0 rc=0
+# torture_failing DOMAIN TAG VERBS TORTURE-ARGS...: a torture round of
+# DOMAIN's lock 0 while every fourth of VERBS fails at post time, three
+# times per node: no error, exact counters, and faults injected.
+torture_failing() {
+	local dom="$1" tag="$2" verbs="$3" i0 rc=0
 
+	shift 3
 	i0=$(injected fail_verb)
-	fault fail_verb verbs=$VERB_WRITE_IMM completion=0 \
+	fault fail_verb verbs="$verbs" completion=0 \
 		interval=4 times=3 probability=100 || return 1
-	torture_round flt-mcs links --threads $THREADS --duration 3000 --locks 1 || rc=1
+	torture_round "$dom" "$tag" --threads $THREADS --duration 3000 --locks 1 "$@" ||
+		rc=1
 	faults_off || return 1
 	echo "injected $(($(injected fail_verb) - i0))" >&2
-	counters_exact flt-mcs links 1 && [ "$(injected fail_verb)" -gt "$i0" ] &&
+	counters_exact "$dom" "$tag" 1 && [ "$(injected fail_verb)" -gt "$i0" ] &&
 		[ $rc -eq 0 ]
 }
 
-after_failed_links() {
-	torture_round flt-mcs after-links --threads $THREADS --duration 1500 --locks 1 &&
-		counters_exact flt-mcs after-links 1
+# torture_exact DOMAIN TAG TORTURE-ARGS...: the next round, faults off.
+torture_exact() {
+	local dom="$1" tag="$2"
+
+	shift 2
+	torture_round "$dom" "$tag" --threads $THREADS --duration 1500 --locks 1 "$@" &&
+		counters_exact "$dom" "$tag" 1
 }
 
 # The same for DSLR: every fourth FAA (a ticket, a release) fails at post
@@ -292,26 +301,6 @@ after_failed_links() {
 create_dslr() {
 	ctl domain create flt-dslr --node-id "$VMTEST_NODE" --nodes "$VMTEST_NODES" \
 		--key-file "$(key_file)" --algo dslr --port 7223 --locks-per-node 4
-}
-
-failed_dslr_verbs() {
-	local i0 rc=0
-
-	i0=$(injected fail_verb)
-	fault fail_verb verbs=$VERB_FAA completion=0 \
-		interval=4 times=3 probability=100 || return 1
-	torture_round flt-dslr dslr-verbs --threads $THREADS --duration 3000 \
-		--locks 1 --read 0 || rc=1
-	faults_off || return 1
-	echo "injected $(($(injected fail_verb) - i0))" >&2
-	counters_exact flt-dslr dslr-verbs 1 && [ "$(injected fail_verb)" -gt "$i0" ] &&
-		[ $rc -eq 0 ]
-}
-
-after_failed_dslr_verbs() {
-	torture_round flt-dslr after-dslr --threads $THREADS --duration 1500 \
-		--locks 1 --read 0 &&
-		counters_exact flt-dslr after-dslr 1
 }
 
 # regain: with every node alive, only the last node's connection to node
@@ -416,17 +405,18 @@ barrier storm-exact
 tap_check "mcs domain create" create_mcs
 tap_check "every node is up in it" retry 60 domain_up flt-mcs
 tap_check "MCS torture with links and grants failing: no error, exact" \
-	failed_links
-tap_check "faults off: the next MCS round is exact, no lock wedged" after_failed_links
+	torture_failing flt-mcs links $VERB_WRITE_IMM
+tap_check "faults off: the next MCS round is exact, no lock wedged" \
+	torture_exact flt-mcs after-links
 tap_check "node $REGAIN_NODE's connection to the coordinator fails and comes straight back: a view change, nobody fenced, its lock still its own" \
 	regain
 tap_check "mcs domain destroyed" ctl domain destroy flt-mcs
 tap_check "dslr domain create" create_dslr
 tap_check "every node is up in it" retry 60 domain_up flt-dslr
 tap_check "DSLR torture with tickets and releases failing: no error, exact" \
-	failed_dslr_verbs
+	torture_failing flt-dslr dslr-verbs $VERB_FAA --read 0
 tap_check "faults off: the next DSLR round is exact, no lock wedged" \
-	after_failed_dslr_verbs
+	torture_exact flt-dslr after-dslr --read 0
 tap_check "dslr domain destroyed" ctl domain destroy flt-dslr
 tap_check "cas domain destroyed" ctl domain destroy $DOMAIN
 tap_check "a lock asked of a node whose connection is not ready yet comes" \
