@@ -643,15 +643,21 @@ static void a_dead_holder_is_reset_past_after_two_leases(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic64_read(&m.word), dslr_word(0, 0, 2, 0));
 }
 
-/* Each pause is a quarter lease; at every sixth, the head of the line lets go. */
-static void line_moves_on(struct mem_word *m)
+/* The head of the line, an exclusive ticket, releases; if any is left. */
+static void head_lets_go(struct mem_word *m)
 {
 	struct rdmalock_dslr_io io = mem_io(m);
 
+	if (m->line_next < m->line_len)
+		rdmalock_dslr_give(&io, false, DSLR_COUNT_MAX, m->line[m->line_next++]);
+}
+
+/* Each pause is a quarter lease; at every sixth, the head of the line lets go. */
+static void line_moves_on(struct mem_word *m)
+{
 	m->clock += TEST_LEASE_NS / 4;
-	if (m->line_next >= m->line_len || atomic_read(&m->pauses) % 6)
-		return;
-	rdmalock_dslr_give(&io, false, DSLR_COUNT_MAX, m->line[m->line_next++]);
+	if (!(atomic_read(&m->pauses) % 6))
+		head_lets_go(m);
 }
 
 /*
@@ -747,11 +753,8 @@ static void d4_a_stalled_frozen_word_is_zeroed(struct kunit *test)
  */
 static void held_up(struct mem_word *m)
 {
-	struct rdmalock_dslr_io io = mem_io(m);
-
 	m->clock += TEST_LEASE_NS * 3 / 4;
-	if (m->line_next < m->line_len)
-		rdmalock_dslr_give(&io, false, DSLR_COUNT_MAX, m->line[m->line_next++]);
+	head_lets_go(m);
 }
 
 /*

@@ -578,25 +578,22 @@ lock_after_reset() {
 	[ "$resets" -ge "${3:-0}" ]
 }
 
-# hold_timed_out TAG: holder TAG ended, its unlock failing with ETIME: it
-# held past its lease (lease recovery), and the lock was left to others.
-hold_timed_out() {
+# hold_unlock_failed TAG STRERROR: holder TAG ended, its unlock failing
+# with STRERROR.
+hold_unlock_failed() {
 	local rc=0
 
 	hold_end "$1" || rc=$?
-	[ "$rc" -eq 1 ] &&
-		grep -q '^rdmalockctl: unlock: Timer expired' "/tmp/hold-$1.out"
+	[ "$rc" -eq 1 ] && grep -q "^rdmalockctl: unlock: $2" "/tmp/hold-$1.out"
 }
 
-# hold_lost TAG: holder TAG ended, its unlock failing with ENOLCK: the
-# lock had been taken from this node.
-hold_lost() {
-	local rc=0
+# hold_timed_out TAG: its unlock failed with ETIME: it held past its lease
+# (lease recovery), and the lock was left to others.
+hold_timed_out() { hold_unlock_failed "$1" 'Timer expired'; }
 
-	hold_end "$1" || rc=$?
-	[ "$rc" -eq 1 ] &&
-		grep -q '^rdmalockctl: unlock: No locks available' "/tmp/hold-$1.out"
-}
+# hold_lost TAG: its unlock failed with ENOLCK: the lock had been taken
+# from this node.
+hold_lost() { hold_unlock_failed "$1" 'No locks available'; }
 
 # grant_note DOMAIN NODE: what a waiter notes once it holds its lock:
 # when, whether node NODE answers a ping, and this node's view of DOMAIN.
