@@ -21,7 +21,7 @@ TOOL_LDLIBS := -lm
 TESTING := tools/testing
 
 .PHONY: all module tool clean deps builds lint kunit models vmtest check demo bench \
-	bench-gfs2
+	bench-gfs2 eval
 
 all: module tool
 
@@ -69,3 +69,6 @@ bench: deps
 
 bench-gfs2: deps
 	@$(TESTING)/bench-gfs2.sh
+
+eval: deps
+	@$(TESTING)/eval.sh $(if $(QUICK),--quick)

@@ -24,6 +24,7 @@
 
 #include "locks.h"
 #include "rdmalock-pri.h"
+#include "rdmalock_trace.h"
 
 /* Words of an ALock's slot, as in the paper's Figure 3. */
 #define ALOCK_TAIL_R		0	/* word 0: see rdmalock_recover_word0() */
@@ -178,12 +179,14 @@ static int rdmalock_alock_acquire_local(struct rdmalock_lockspace *ls,
 	} else {
 		pred = xchg(tail_l, w->me);
 	}
+	trace_rdmalock_lock_step(ls, w, RDMALOCK_STEP_QUEUED);
 	if (!pred)
 		return rdmalock_alock_enter(ls, w, how, 0);
 
 	ret = rdmalock_desc_signal(ls, pred, RDMALOCK_EV_LINK, w->me, false);
 	if (ret)
 		return rdmalock_acq_fail(ls, w, ret);
+	trace_rdmalock_lock_step(ls, w, RDMALOCK_STEP_LINKED);
 	ret = rdmalock_wait_event(ls, w, BIT(RDMALOCK_EV_GRANT), how);
 	if (ret)
 		return rdmalock_wait_cancel(ls, w, ret);
@@ -239,6 +242,7 @@ static int rdmalock_alock_release_local(struct rdmalock_lockspace *ls,
 		if (ret)
 			return ret;
 	}
+	trace_rdmalock_lock_step(ls, w, RDMALOCK_STEP_HANDOVER);
 	return rdmalock_desc_signal(ls, rdmalock_desc_next(ls, w), RDMALOCK_EV_GRANT,
 				    alock_w(w)->budget - 1, false);
 }

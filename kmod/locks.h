@@ -87,6 +87,37 @@ static inline u32 rdmalock_locks_len(u32 locks_per_node, u32 descs, bool named)
 #define RDMALOCK_EV_LINK	1	/* NEXT was written: a successor queued */
 #define RDMALOCK_EV_ALGO	2	/* and up: the algorithm's own events */
 
+/**
+ * enum rdmalock_step - what the rdmalock_lock_step tracepoint marks of an
+ *	acquisition and its release, in their order: the breakdown of a
+ *	lock's latency by phase (tools/testing/vm/scenarios/bench.sh)
+ * @RDMALOCK_STEP_ASK: the acquisition starts
+ * @RDMALOCK_STEP_QUEUED: the atomic that puts it in line (a queue's tail
+ *	swapped, a lock word changed) returned
+ * @RDMALOCK_STEP_LINKED: its predecessor was told of it
+ * @RDMALOCK_STEP_GRANTED: the grant reached this node (softirq, for one
+ *	that came over the network)
+ * @RDMALOCK_STEP_WOKEN: the waiting task saw the grant
+ * @RDMALOCK_STEP_HELD: the acquisition holds the lock
+ * @RDMALOCK_STEP_RELEASE: its release starts
+ * @RDMALOCK_STEP_HANDOVER: the release tells the successor, now
+ * @RDMALOCK_STEP_RELEASED: the release is over
+ *
+ * An algorithm marks the steps it has: a CAS spinlock only the first
+ * and last of each half.
+ */
+enum rdmalock_step {
+	RDMALOCK_STEP_ASK,
+	RDMALOCK_STEP_QUEUED,
+	RDMALOCK_STEP_LINKED,
+	RDMALOCK_STEP_GRANTED,
+	RDMALOCK_STEP_WOKEN,
+	RDMALOCK_STEP_HELD,
+	RDMALOCK_STEP_RELEASE,
+	RDMALOCK_STEP_HANDOVER,
+	RDMALOCK_STEP_RELEASED,
+};
+
 /* &rdmalock_waiter.state */
 #define RDMALOCK_W_WAITING	0
 #define RDMALOCK_W_GRANTED	1

@@ -22,6 +22,7 @@
 #include "locks.h"
 #include "names.h"
 #include "rdmalock-pri.h"
+#include "rdmalock_trace.h"
 
 /* How long a waiter spins on its event before it sleeps. */
 #define RDMALOCK_SPIN_LOOPS		200
@@ -224,6 +225,8 @@ void rdmalock_event(struct rdmalock_lockspace *ls, u32 idx, u32 gen,
 	set_bit(event, &w->events);
 	/* The bit is set before the state is read, as the waiter's cmpxchg. */
 	smp_mb__after_atomic();
+	if (event == RDMALOCK_EV_GRANT)
+		trace_rdmalock_lock_step(ls, w, RDMALOCK_STEP_GRANTED);
 	if (event == RDMALOCK_EV_GRANT &&
 	    atomic_cmpxchg(&w->state, RDMALOCK_W_WAITING,
 			   RDMALOCK_W_GRANTED) == RDMALOCK_W_ABANDONED)
@@ -415,6 +418,8 @@ int rdmalock_wait_event(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w
 happened:
 	/* Pairs with rdmalock_event(): the word is read after the bit. */
 	smp_rmb();
+	if (events & BIT(RDMALOCK_EV_GRANT) && test_bit(RDMALOCK_EV_GRANT, &w->events))
+		trace_rdmalock_lock_step(ls, w, RDMALOCK_STEP_WOKEN);
 	return 0;
 }
 
@@ -964,6 +969,7 @@ static int rdmalock_ls_acquire_once(struct rdmalock_lockspace *ls, u32 home,
 	w->lk = how->lk;
 	if (how->cancel)
 		WRITE_ONCE(how->cancel->w, w);
+	trace_rdmalock_lock_step(ls, w, RDMALOCK_STEP_ASK);
 	/* On failure the algorithm has ended the acquisition itself. */
 	ret = ls->algo->acquire(ls, w, how);
 	if (how->cancel)
@@ -980,6 +986,7 @@ static int rdmalock_ls_acquire_once(struct rdmalock_lockspace *ls, u32 home,
 		w->gone = -ENOLCK;
 	spin_unlock_bh(&ls->pool_lock);
 	atomic64_inc(&ls->acquisitions);
+	trace_rdmalock_lock_step(ls, w, RDMALOCK_STEP_HELD);
 	*wp = w;
 	return 0;
 }
@@ -1132,6 +1139,7 @@ static void rdmalock_release_end(struct rdmalock_lockspace *ls,
 	/* After -ETIME the algorithm knows whether the descriptor is named. */
 	if (ret && ret != -ETIME && !READ_ONCE(w->gone))
 		w->lost = true;
+	trace_rdmalock_lock_step(ls, w, RDMALOCK_STEP_RELEASED);
 	rdmalock_desc_free(ls, w);
 }
 
@@ -1155,6 +1163,7 @@ int rdmalock_ls_release(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w
 {
 	int ret;
 
+	trace_rdmalock_lock_step(ls, w, RDMALOCK_STEP_RELEASE);
 	for (;;) {
 		ret = rdmalock_holder_enter(ls, w);
 		if (ret)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * rdmalock tracepoints: view changes and what they do to the locks, for
- * trace-cmd and perf ("rdmalock:*").
+ * rdmalock tracepoints, for trace-cmd and perf ("rdmalock:*"): view
+ * changes and what they do to the locks, and the steps of every
+ * acquisition and release.
  */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM rdmalock
@@ -12,6 +13,7 @@
 #include <linux/tracepoint.h>
 #include <linux/rdmalock.h>
 
+#include "locks.h"
 #include "membership.h"
 
 /* A domain's name is copied whole: __string()'s helpers differ by kernel. */
@@ -63,6 +65,46 @@ TRACE_EVENT(rdmalock_view_phase,
 		      __print_symbolic(__entry->phase, { MB_PREPARE, "prepare" },
 				       { MB_RESET, "reset" }, { MB_CLAIM, "claim" },
 				       { MB_COMMIT, "commit" }))
+);
+
+/*
+ * A step of an acquisition or its release (enum rdmalock_step). An
+ * acquisition is its descriptor and generation: the steps of one carry
+ * the same pair, whichever task or softirq marks them.
+ */
+TRACE_EVENT(rdmalock_lock_step,
+	    TP_PROTO(const struct rdmalock_lockspace *ls,
+		     const struct rdmalock_waiter *w, unsigned int step),
+	    TP_ARGS(ls, w, step),
+	    TP_STRUCT__entry(__array(char, domain, RDMALOCK_NAME_MAX)
+			     __field(u64, slot_off)
+			     __field(u32, desc)
+			     __field(u32, gen)
+			     __field(u32, home)
+			     __field(unsigned int, mode)
+			     __field(unsigned int, step)),
+	    TP_fast_assign(strscpy(__entry->domain, ls->name, RDMALOCK_NAME_MAX);
+			   __entry->slot_off = w->slot_off;
+			   __entry->desc = w->idx;
+			   __entry->gen = w->gen;
+			   __entry->home = w->home;
+			   __entry->mode = w->mode;
+			   __entry->step = step;),
+	    TP_printk("domain=%s desc=%u gen=%u home=%u slot=%#llx mode=%s step=%s",
+		      __entry->domain, __entry->desc, __entry->gen, __entry->home,
+		      __entry->slot_off,
+		      __print_symbolic(__entry->mode, { RDMALOCK_MODE_EX, "ex" },
+				       { RDMALOCK_MODE_SH, "sh" }),
+		      __print_symbolic(__entry->step,
+				       { RDMALOCK_STEP_ASK, "ask" },
+				       { RDMALOCK_STEP_QUEUED, "queued" },
+				       { RDMALOCK_STEP_LINKED, "linked" },
+				       { RDMALOCK_STEP_GRANTED, "granted" },
+				       { RDMALOCK_STEP_WOKEN, "woken" },
+				       { RDMALOCK_STEP_HELD, "held" },
+				       { RDMALOCK_STEP_RELEASE, "release" },
+				       { RDMALOCK_STEP_HANDOVER, "handover" },
+				       { RDMALOCK_STEP_RELEASED, "released" }))
 );
 
 #endif /* RDMALOCK_TRACE_H */

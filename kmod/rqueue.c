@@ -12,6 +12,7 @@
  * so each wakes the descriptor's owner (struct rdmalock_waiter).
  */
 #include "locks.h"
+#include "rdmalock_trace.h"
 
 /**
  * rdmalock_rqueue_enqueue() - swap this acquisition onto a queue's tail
@@ -43,6 +44,7 @@ int rdmalock_rqueue_enqueue(struct rdmalock_lockspace *ls,
 			return -EAGAIN;
 		expected = old;
 	}
+	trace_rdmalock_lock_step(ls, w, RDMALOCK_STEP_QUEUED);
 	*pred = old;
 	return 0;
 }
@@ -75,6 +77,7 @@ int rdmalock_rqueue_wait(struct rdmalock_lockspace *ls, struct rdmalock_waiter *
 	ret = rdmalock_desc_signal(ls, pred, RDMALOCK_EV_LINK, w->me, !shortcut);
 	if (ret)
 		return rdmalock_acq_fail(ls, w, ret == -EAGAIN ? -EIO : ret);
+	trace_rdmalock_lock_step(ls, w, RDMALOCK_STEP_LINKED);
 	ret = rdmalock_wait_event(ls, w, BIT(RDMALOCK_EV_GRANT), how);
 	if (ret)
 		return rdmalock_wait_cancel(ls, w, ret);
@@ -115,5 +118,6 @@ int rdmalock_rqueue_release(struct rdmalock_lockspace *ls,
 			return ret;
 	}
 	next = rdmalock_desc_next(ls, w);
+	trace_rdmalock_lock_step(ls, w, RDMALOCK_STEP_HANDOVER);
 	return rdmalock_desc_signal(ls, next, RDMALOCK_EV_GRANT, pass, !shortcut);
 }

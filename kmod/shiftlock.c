@@ -114,6 +114,7 @@
 
 #include "locks.h"
 #include "rdmalock-pri.h"
+#include "rdmalock_trace.h"
 #include "shiftlock.h"
 
 #define SL_POLL_MAX_US		1000
@@ -750,6 +751,7 @@ static int rdmalock_sl_tell_pred(struct rdmalock_lockspace *ls,
 	 */
 	if (rdmalock_sl_send(ls, node, SL_MSG_SUCCESSOR, &m) && ls->gated)
 		return -EIO;
+	trace_rdmalock_lock_step(ls, w, RDMALOCK_STEP_LINKED);
 	return 0;
 }
 
@@ -1157,6 +1159,7 @@ static int rdmalock_sl_acquire_read(struct rdmalock_lockspace *ls,
 	ret = rdmalock_sl_faa(ls, w->home, w->slot_off, SL_ADD_READER, &old);
 	if (ret)
 		return rdmalock_sl_fail(ls, w, ret);
+	trace_rdmalock_lock_step(ls, w, RDMALOCK_STEP_QUEUED);
 	sl_w(w)->lease_start = t0;
 	if (!sl_tail(old))
 		return 0;
@@ -1327,6 +1330,7 @@ static int rdmalock_sl_acquire_write(struct rdmalock_lockspace *ls,
 	ret = rdmalock_sl_enqueue(ls, w, &old);
 	if (ret)
 		return rdmalock_sl_fail(ls, w, ret);
+	trace_rdmalock_lock_step(ls, w, RDMALOCK_STEP_QUEUED);
 	sl_w(w)->cur_rel = sl_rel(old);
 	sl_w(w)->epoch = sl_epoch(old);
 	rdmalock_sl_watch_start(w, old);
@@ -1426,6 +1430,7 @@ static int rdmalock_sl_pass(struct rdmalock_lockspace *ls,
 	 * without leases, the view change the lock layer asks for after
 	 * this failed release.
 	 */
+	trace_rdmalock_lock_step(ls, w, RDMALOCK_STEP_HANDOVER);
 	if (rdmalock_sl_send(ls, node, flip ? SL_MSG_MODE_CHANGED : SL_MSG_HANDOVER,
 			     &m) && ls->gated)
 		return -EIO;

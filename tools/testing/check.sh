@@ -60,8 +60,10 @@ group models "$testing/models.sh"
 # waiter lost with their node), and ALock's, cas's and mcs's too, with
 # names-debug (ALock's cohorts, locks held by a file, the sample client)
 # and kunit (the home-node cohort): no dslr-debug, no alock-debug.
-group stock "$testing/vm/vmtest.sh" --scenario fabric+dslr+negative-control+alock \
-	--kernel stock --timeout 1200 --outdir "$out/stock"
+# The quick eval rides on the same boot; eval-quick then draws its plots.
+group stock "$testing/vm/vmtest.sh" --scenario fabric+dslr+negative-control+eval+alock \
+	--kernel stock --timeout 1200 --set EVAL=quick --outdir "$out/stock"
+group eval-quick "$testing/eval.sh" --check "$out/stock/node0.tap" "$out/eval-quick"
 # The fabric's debug-kernel scenarios share one boot (a debug boot and
 # its set-up cost about a minute), in this order since fabric-kill ends
 # with a node's death:

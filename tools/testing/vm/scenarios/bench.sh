@@ -16,12 +16,29 @@
 #   acquisition with one thread while the other nodes idle, of a lock
 #   homed on node 0 (against the loopback and the CPU CAS) and of locks
 #   homed on the others (against the remote CAS); and the hand-over
-#   interval, while one thread on node 1 and one on node 2 contend for a
-#   lock homed on node 0 with empty critical sections: their run's
-#   length over their acquisitions summed, the mean time from one grant
-#   to the next while the lock is never free, a holder's release
-#   included (against the message's round trip). A lock that grants
-#   twice in a row to one node counts that as a hand-over too;
+#   interval, while HANDOVER_THREADS (2) threads on node 1 and as many on
+#   node 2 contend for a lock homed on node 0 with empty critical
+#   sections: their run's length over their acquisitions summed, the
+#   mean time from one grant to the next while the lock is never free, a
+#   holder's release included (against the message's round trip). With
+#   more than one contender besides the holder, the next is mostly
+#   queued already when the holder lets go, as a hand-over means. A lock
+#   that grants twice in a row to one node counts that as a hand-over
+#   too;
+# - for each algorithm, where the time of an acquisition and of a
+#   hand-over goes, from the rdmalock_lock_step tracepoint (steps_on and
+#   steps_phases in lib.sh) in a second, traced, run of each: node 0's
+#   remote acquisitions alone, and nodes 1 and 2's hand-overs. The time
+#   to each step from the step before it, per acquisition (or release):
+#   queued (the tail or word atomic), linked (the predecessor told),
+#   granted (the grant arrived: the wait for it), woken (the task ran),
+#   held (arbitration, polls); holding; handover (the release's work
+#   before it tells the successor) and released. "rest" is the hand-over
+#   interval less what the steps of a grant's receiver and of its
+#   holding and release account for: the grant's trip to the next holder
+#   and any time the lock lay free, no one queued yet; only for the
+#   algorithms whose grant is an event (not cas and dslr, whose waiters
+#   poll). Tracing slows every step a little;
 #
 # and then, every node running BENCH_THREADS threads at once:
 #
@@ -56,52 +73,15 @@ LOCK_ALGOS="alock cas mcs dslr"
 : "${LAT_MS:=3000}"
 : "${FLOOR_SAMPLES:=1000}"
 : "${ALGO_FLOOR_SAMPLES:=300}"
-n=$(num_nodes)
-ALL_NODES=$(seq 0 $((n - 1)) | tr '\n' ' ')
-
-ctl() { rdmalockctl "$@"; }
-
-# start_barrier NAME: barrier NAME, polled every 20 ms rather than every
-# second, so that the nodes of a run start within tens of milliseconds
-# of each other; gives up after two minutes, as barrier does.
-start_barrier() {
-	local p tries
-
-	: >"$WWW/$1"
-	for p in $(peers); do
-		tries=6000
-		until wget -q -O /dev/null "$(peer_url "$p" "$1")"; do
-			tries=$((tries - 1))
-			[ "$tries" -gt 0 ] || return 1
-			usleep 20000
-		done
-	done
-}
-
-# bench_on NODES ALGO WORKLOAD BENCH-ARGS...: one run by the nodes in
-# NODES (ids, space-separated) while the others wait; each runner's
-# results are published as bench-ALGO-WORKLOAD.
-bench_on() {
-	local nodes="$1" algo="$2" tag="bench-$2-$3"
-
-	shift 3
-	start_barrier "start-$tag" || return 1
-	case " $nodes " in
-	*" $VMTEST_NODE "*)
-		ctl bench "dom-$algo" "$@" >"/tmp/$tag" || return 1
-		cat "/tmp/$tag" >&2
-		mv "/tmp/$tag" "$WWW/$tag"
-		;;
-	esac
-	barrier "done-$tag"
-}
+: "${HANDOVER_THREADS:=2}"
+: "${STEPS_MS:=1500}"
 
 # bench_one ALGO WORKLOAD BENCH-ARGS...: a run on every node.
 bench_one() {
 	local algo="$1" load="$2"
 
 	shift 2
-	bench_on "$ALL_NODES" "$algo" "$load" --threads "$BENCH_THREADS" \
+	bench_on "$(bench_node_ids)" "$algo" "$load" --threads "$BENCH_THREADS" \
 		--duration "$BENCH_MS" "$@"
 }
 
@@ -116,8 +96,56 @@ bench_latency() {
 			--locks 3 --local 100 &&
 		bench_on 0 "$1" solo-remote --threads 1 --duration "$LAT_MS" \
 			--locks 3 --local 0 &&
-		bench_on "1 2" "$1" handover --threads 1 --duration "$LAT_MS" \
-			--locks 1
+		bench_on "1 2" "$1" handover --threads "$HANDOVER_THREADS" \
+			--duration "$LAT_MS" --locks 1
+}
+
+# bench_steps ALGO: bench_latency's remote and hand-over runs again,
+# traced.
+bench_steps() {
+	bench_traced 0 "$1" solo-remote-steps --threads 1 --duration "$STEPS_MS" \
+		--locks 3 --local 0 &&
+		bench_traced "1 2" "$1" handover-steps --threads "$HANDOVER_THREADS" \
+			--duration "$STEPS_MS" --locks 1
+}
+
+steps_head() {
+	echo "# | algo           | run         | to queued | to linked | to granted | to woken | to held | = acq us | holding | to handover | to released | interval |     rest |"
+}
+
+# steps_row ALGO: the breakdown of ALGO's traced runs, in us.
+steps_row() {
+	local algo="$1" run nodes p
+
+	for run in solo-remote handover; do
+		nodes=0
+		[ "$run" = solo-remote ] || nodes="1 2"
+		{
+			steps_phases "$nodes" "$algo" "$run-steps" || return 1
+			for p in $nodes; do
+				wget -q -O - "$(peer_url "$p" "bench-$algo-$run-steps")" ||
+					return 1
+			done
+		} | awk -v algo="$algo" -v run="$run" '
+			$1 == "throughput_per_s:" { tput += $2; next }
+			{ v[$1] = $2 }
+			END {
+				acq = v["to_queued"] + v["to_linked"] + v["to_granted"] +
+				      v["to_woken"] + v["to_held"]
+				# Without a grant step, the wait is all in to_held.
+				if (run == "handover" && tput > 0 && v["to_granted"] > 0) {
+					iv = sprintf("%8.1f", 1e6 / tput)
+					dl = sprintf("%8.1f", 1e6 / tput - v["to_woken"] - v["to_held"] -
+						     v["holding"] - v["to_handover"])
+				} else {
+					iv = dl = sprintf("%8s", "-")
+				}
+				printf "# | %-14s | %-11s | %9.1f | %9.1f | %10.1f | %8.1f | %7.1f | %8.1f | %7.1f | %11.1f | %11.1f | %s | %s |\n",
+					algo, run, v["to_queued"], v["to_linked"], v["to_granted"],
+					v["to_woken"], v["to_held"], acq, v["holding"],
+					v["to_handover"], v["to_released"], iv, dl
+			}'
+	done
 }
 
 # floor_run ALGO TAG SAMPLES: node 0 measures the floors on dom-ALGO
@@ -127,7 +155,7 @@ floor_run() {
 
 	start_barrier "start-$tag" || return 1
 	if [ "$VMTEST_NODE" -eq 0 ]; then
-		ctl floor "dom-$1" --peer 1 --samples "$3" >"/tmp/$tag" || return 1
+		rdmalockctl floor "dom-$1" --peer 1 --samples "$3" >"/tmp/$tag" || return 1
 		cat "/tmp/$tag" >&2
 		mv "/tmp/$tag" "$WWW/$tag"
 	fi
@@ -183,36 +211,11 @@ ratio_row() {
 
 # table_row ALGO WORKLOAD: one row from every node's results.
 table_row() {
-	local tag="bench-$1-$2" p
-
-	for p in $ALL_NODES; do
-		wget -q -O - "$(peer_url "$p" "$tag")" || return 1
-	done | awk -v algo="$1" -v load="$2" -F': ' '
-		$1 == "threads" { node++; thr[node] = $2; threads += $2 }
-		$1 == "acquisitions" { acq += $2; a = $2; nacq[node] = $2 }
-		$1 == "throughput_per_s" { tput += $2 }
-		$1 == "lat_p50_us" && $2 > p50 { p50 = $2 }
-		$1 == "lat_p99_us" && $2 > p99 { p99 = $2 }
-		$1 == "lat_p999_us" && $2 > p999 { p999 = $2 }
-		$1 ~ /^verbs_per_acq_/ { v[substr($1, 15)] += $2 * a }
-		$1 == "cas_failed_per_acq" { fail += $2 * a }
-		$1 == "cas_failed_release_per_acq" { relfail += $2 * a }
-		$1 == "delegated_per_acq" { deleg += $2 * a }
-		$1 == "cpu_pct" { cpu += $2 }
-		END {
-			if (!acq) acq = 1
-			fair = -1
-			for (i = 1; i <= node; i++) {
-				share = nacq[i] / acq
-				shares = shares (i > 1 ? "/" : "") sprintf("%.0f", 100 * share)
-				if (thr[i] && (fair < 0 || share * threads / thr[i] < fair))
-					fair = share * threads / thr[i]
-			}
-			printf "# | %-14s | %-10s | %9.0f | %9.1f | %9.1f | %9.1f | %5.2f | %5.2f | %5.2f | %5.2f | %5.2f | %5.2f | %6.2f | %6.2f | %5.2f | %5.0f%% | %-10s | %4.2f |\n",
-				algo, load, tput, p50, p99, p999, v["read"] / acq,
-				v["write"] / acq, v["cas"] / acq, v["faa"] / acq,
-				v["write_imm"] / acq, v["send"] / acq, fail / acq,
-				relfail / acq, deleg / acq, cpu, shares, fair
+	bench_gather "bench-$1-$2" | bench_totals | awk -v algo="$1" -v load="$2" '
+		{
+			printf "# | %-14s | %-10s | %9.0f | %9.1f | %9.1f | %9.1f |", algo, load, $1, $2, $3, $4
+			printf " %5.2f | %5.2f | %5.2f | %5.2f | %5.2f | %5.2f |", $5, $6, $7, $8, $9, $10
+			printf " %6.2f | %6.2f | %5.2f | %5.0f%% | %-10s | %4.2f |\n", $11, $12, $13, $14, $15, $16
 		}'
 }
 
@@ -245,6 +248,11 @@ print_tables() {
 		ratio_row "$algo" || return 1
 	done
 	echo "# |"
+	steps_head
+	for algo in $PAPER_ALGOS; do
+		steps_row "$algo" || return 1
+	done
+	echo "# |"
 	table_head
 	for load in $LOCAL_LOADS; do
 		for algo in alock cas mcs; do
@@ -273,7 +281,7 @@ bench_domains_up() {
 		domain_up dom-shiftlock-cas
 }
 
-tap_plan 42
+tap_plan 49
 tap_check "rdmalock.ko loads" load_rdmalock
 tap_check "domains alock, cas, mcs, dslr and shiftlock created" create_lock_domains 512
 tap_check "domain shiftlock-cas1 created" create_shiftlock_variant shiftlock-cas1 1 7206
@@ -283,6 +291,7 @@ barrier up
 tap_check "floors measured before" floor_run cas before "$FLOOR_SAMPLES"
 for algo in $PAPER_ALGOS; do
 	tap_check "bench $algo: alone, and a hand-over" bench_latency "$algo"
+	tap_check "bench $algo: the same, traced" bench_steps "$algo"
 done
 for load in $LOCAL_LOADS; do
 	for algo in alock cas mcs; do

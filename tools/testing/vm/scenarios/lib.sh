@@ -634,3 +634,188 @@ waited() {
 	cat "$f.out" >&2
 	return "$(cat "$f.rc")"
 }
+
+# Benchmarks (the bench and eval scenarios).
+#
+# start_barrier NAME: barrier NAME, polled every 20 ms rather than every
+# second, so that the nodes of a run start within tens of milliseconds
+# of each other; gives up after two minutes, as barrier does.
+start_barrier() {
+	local p tries
+
+	: >"$WWW/$1"
+	for p in $(peers); do
+		tries=6000
+		until wget -q -O /dev/null "$(peer_url "$p" "$1")"; do
+			tries=$((tries - 1))
+			[ "$tries" -gt 0 ] || return 1
+			usleep 20000
+		done
+	done
+}
+
+# bench_node_ids: every node's id, space-separated.
+bench_node_ids() { all_nodes | tr , ' '; }
+
+# bench_on NODES ALGO RUN BENCH-ARGS...: one run of "rdmalockctl bench"
+# on dom-ALGO by the nodes in NODES (ids, space-separated) while the
+# others wait; each runner publishes its results as bench-ALGO-RUN.
+bench_on() {
+	local nodes="$1" algo="$2" tag="bench-$2-$3"
+
+	shift 3
+	start_barrier "start-$tag" || return 1
+	case " $nodes " in
+	*" $VMTEST_NODE "*)
+		rdmalockctl bench "dom-$algo" "$@" >"/tmp/$tag" || return 1
+		cat "/tmp/$tag" >&2
+		mv "/tmp/$tag" "$WWW/$tag"
+		;;
+	esac
+	barrier "done-$tag"
+}
+
+# bench_gather NAME: every node's published NAME, one after the other.
+bench_gather() {
+	local p
+
+	for p in $(bench_node_ids); do
+		wget -q -O - "$(peer_url "$p" "$1")" || return 1
+	done
+}
+
+# bench_totals: of every node's results of one run (bench_gather), one
+# line of 16 fields: acquisitions per second, summed; the worst node's
+# p50, p99 and p99.9 in us; READ, WRITE, CAS, FAA, WRITE_IMM and SEND
+# per acquisition, failed CAS and the part of them posted by releases,
+# and requests delegated to a home node, per acquisition over every
+# node's; CPU %, summed; each node's share of the acquisitions in %, by
+# node id, joined by "/"; and fairness, the smallest of a node's share
+# over its share of the threads (1 when every node got its threads'
+# share).
+bench_totals() {
+	awk -F': ' '
+		$1 == "threads" { node++; thr[node] = $2; threads += $2 }
+		$1 == "acquisitions" { acq += $2; a = $2; nacq[node] = $2 }
+		$1 == "throughput_per_s" { tput += $2 }
+		$1 == "lat_p50_us" && $2 > p50 { p50 = $2 }
+		$1 == "lat_p99_us" && $2 > p99 { p99 = $2 }
+		$1 == "lat_p999_us" && $2 > p999 { p999 = $2 }
+		$1 ~ /^verbs_per_acq_/ { v[substr($1, 15)] += $2 * a }
+		$1 == "cas_failed_per_acq" { fail += $2 * a }
+		$1 == "cas_failed_release_per_acq" { relfail += $2 * a }
+		$1 == "delegated_per_acq" { deleg += $2 * a }
+		$1 == "cpu_pct" { cpu += $2 }
+		END {
+			if (!acq)
+				acq = 1
+			fair = -1
+			for (i = 1; i <= node; i++) {
+				share = nacq[i] / acq
+				shares = shares (i > 1 ? "/" : "") sprintf("%.0f", 100 * share)
+				if (thr[i] && (fair < 0 || share * threads / thr[i] < fair))
+					fair = share * threads / thr[i]
+			}
+			printf "%.1f %.1f %.1f %.1f %.3f %.3f %.3f %.3f %.3f %.3f %.3f %.3f %.3f %.1f %s %.3f\n",
+				tput, p50, p99, p999, v["read"] / acq, v["write"] / acq,
+				v["cas"] / acq, v["faa"] / acq, v["write_imm"] / acq,
+				v["send"] / acq, fail / acq, relfail / acq, deleg / acq,
+				cpu, shares, fair
+		}'
+}
+
+# Tracing the steps of every acquisition and release (the
+# rdmalock:rdmalock_lock_step tracepoint; enum rdmalock_step in locks.h).
+TRACING=/sys/kernel/tracing
+STEP_EVENT=$TRACING/events/rdmalock/rdmalock_lock_step
+
+# steps_on: an empty trace buffer, recording the steps from now on.
+steps_on() {
+	[ -d "$TRACING/events" ] || mount -t tracefs nodev "$TRACING" || return 1
+	echo 0 >"$TRACING/tracing_on" &&
+		echo 4096 >"$TRACING/buffer_size_kb" &&
+		: >"$TRACING/trace" &&
+		echo 1 >"$STEP_EVENT/enable" &&
+		echo 1 >"$TRACING/tracing_on"
+}
+
+steps_off() { echo 0 >"$STEP_EVENT/enable" && echo 0 >"$TRACING/tracing_on"; }
+
+# steps_breakdown: of the trace buffer's steps, one "FROM>TO SUM-US
+# COUNT" line for each pair of consecutive steps of an acquisition
+# (its descriptor and generation), and "acquisitions N" and "releases N".
+steps_breakdown() {
+	awk '
+		{
+			t = -1
+			for (i = 1; i <= NF; i++) {
+				if ($i ~ /^[0-9]+\.[0-9]+:$/)
+					t = substr($i, 1, length($i) - 1) * 1000000
+				else if ($i ~ /^desc=/)
+					k = substr($i, 6)
+				else if ($i ~ /^gen=/)
+					k = k "." substr($i, 5)
+				else if ($i ~ /^step=/)
+					s = substr($i, 6)
+			}
+		}
+		t < 0 || $0 !~ /rdmalock_lock_step:/ { next }
+		s == "ask" { acq++ }
+		s == "release" { rel++ }
+		k in last && s != "ask" {
+			tr = last[k] ">" s
+			sum[tr] += t - at[k]
+			n[tr]++
+		}
+		{ last[k] = s; at[k] = t }
+		s == "released" { delete last[k] }
+		END {
+			printf "acquisitions %d\nreleases %d\n", acq, rel
+			for (tr in sum)
+				printf "%s %.1f %d\n", tr, sum[tr], n[tr]
+		}' "$TRACING/trace"
+}
+
+# bench_traced NODES ALGO RUN BENCH-ARGS...: bench_on, its runners
+# tracing the steps; each publishes their breakdown as steps-ALGO-RUN.
+bench_traced() {
+	local nodes="$1" algo="$2" run="$3" mine=
+
+	shift 3
+	case " $nodes " in *" $VMTEST_NODE "*) mine=1 ;; esac
+	if [ -n "$mine" ]; then
+		steps_on || return 1
+	fi
+	bench_on "$nodes" "$algo" "$run" "$@" || return 1
+	[ -n "$mine" ] || return 0
+	steps_off && steps_breakdown >"$WWW/steps-$algo-$run"
+}
+
+# steps_phases NODES ALGO RUN: the breakdown of run RUN's acquisitions,
+# over the nodes of NODES: "PHASE MEAN-US" lines, where the phase of a
+# step is the time from the step before it (whichever it was) to it,
+# summed over the acquisitions (or releases) and divided by their
+# number: to_queued to_linked to_granted to_woken to_held, which add up
+# to the mean acquisition; holding (held to release); to_handover and
+# to_released, which add up to the mean release; and "acquisitions N".
+steps_phases() {
+	local p
+
+	for p in $1; do
+		wget -q -O - "$(peer_url "$p" "steps-$2-$3")" || return 1
+	done | awk '
+		$1 == "acquisitions" { acq += $2; next }
+		$1 == "releases" { rel += $2; next }
+		{ split($1, ft, ">"); to[ft[2]] += $2; if ($1 == "held>release") hold += $2 }
+		END {
+			if (!acq || !rel)
+				exit 1
+			n = split("queued linked granted woken held", a, " ")
+			for (i = 1; i <= n; i++)
+				printf "to_%s %.1f\n", a[i], to[a[i]] / acq
+			printf "holding %.1f\n", hold / rel
+			printf "to_handover %.1f\nto_released %.1f\n", to["handover"] / rel,
+				to["released"] / rel
+			printf "acquisitions %d\n", acq
+		}'
+}
