@@ -183,10 +183,10 @@ static int rdmalock_alock_acquire_local(struct rdmalock_lockspace *ls,
 	if (!pred)
 		return rdmalock_alock_enter(ls, w, how, 0);
 
+	trace_rdmalock_lock_step(ls, w, RDMALOCK_STEP_LINKED);
 	ret = rdmalock_desc_signal(ls, pred, RDMALOCK_EV_LINK, w->me, false);
 	if (ret)
 		return rdmalock_acq_fail(ls, w, ret);
-	trace_rdmalock_lock_step(ls, w, RDMALOCK_STEP_LINKED);
 	ret = rdmalock_wait_event(ls, w, BIT(RDMALOCK_EV_GRANT), how);
 	if (ret)
 		return rdmalock_wait_cancel(ls, w, ret);

@@ -94,7 +94,8 @@ static inline u32 rdmalock_locks_len(u32 locks_per_node, u32 descs, bool named)
  * @RDMALOCK_STEP_ASK: the acquisition starts
  * @RDMALOCK_STEP_QUEUED: the atomic that puts it in line (a queue's tail
  *	swapped, a lock word changed) returned
- * @RDMALOCK_STEP_LINKED: its predecessor was told of it
+ * @RDMALOCK_STEP_LINKED: it tells its predecessor of itself, now: before
+ *	the grant, which may come as soon as the predecessor knows
  * @RDMALOCK_STEP_GRANTED: the grant reached this node (softirq, for one
  *	that came over the network)
  * @RDMALOCK_STEP_WOKEN: the waiting task saw the grant

@@ -74,10 +74,10 @@ int rdmalock_rqueue_wait(struct rdmalock_lockspace *ls, struct rdmalock_waiter *
 
 	if (!rdmalock_desc_decode(pred, ls->num_nodes, ls->descs, &node, &idx, &gen))
 		w->watch = node;
+	trace_rdmalock_lock_step(ls, w, RDMALOCK_STEP_LINKED);
 	ret = rdmalock_desc_signal(ls, pred, RDMALOCK_EV_LINK, w->me, !shortcut);
 	if (ret)
 		return rdmalock_acq_fail(ls, w, ret == -EAGAIN ? -EIO : ret);
-	trace_rdmalock_lock_step(ls, w, RDMALOCK_STEP_LINKED);
 	ret = rdmalock_wait_event(ls, w, BIT(RDMALOCK_EV_GRANT), how);
 	if (ret)
 		return rdmalock_wait_cancel(ls, w, ret);

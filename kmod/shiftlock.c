@@ -749,9 +749,9 @@ static int rdmalock_sl_tell_pred(struct rdmalock_lockspace *ls,
 	 * If it is lost, the lock stands still: the watch resets it, or,
 	 * without leases, the view change that the failed call asks for.
 	 */
+	trace_rdmalock_lock_step(ls, w, RDMALOCK_STEP_LINKED);
 	if (rdmalock_sl_send(ls, node, SL_MSG_SUCCESSOR, &m) && ls->gated)
 		return -EIO;
-	trace_rdmalock_lock_step(ls, w, RDMALOCK_STEP_LINKED);
 	return 0;
 }
 

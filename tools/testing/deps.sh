@@ -20,8 +20,8 @@ packages=(
 	qemu-system-x86 qemu-system-data busybox-static cpio iproute2
 	# GFS2 on a disk the guests share (mkfs.gfs2 and fsck.gfs2 run in them)
 	gfs2-utils
-	# make eval's plots
-	gnuplot-nox
+	# make eval's plots and tables (column)
+	gnuplot-nox bsdextrautils
 )
 
 installed() {

@@ -101,12 +101,14 @@ bench_latency() {
 }
 
 # bench_steps ALGO: bench_latency's remote and hand-over runs again,
-# traced.
+# traced; node 0 checks that it has the steps of both.
 bench_steps() {
 	bench_traced 0 "$1" solo-remote-steps --threads 1 --duration "$STEPS_MS" \
 		--locks 3 --local 0 &&
 		bench_traced "1 2" "$1" handover-steps --threads "$HANDOVER_THREADS" \
-			--duration "$STEPS_MS" --locks 1
+			--duration "$STEPS_MS" --locks 1 || return 1
+	[ "$VMTEST_NODE" -ne 0 ] ||
+		{ steps_phases 0 "$1" solo-remote-steps && steps_phases "1 2" "$1" handover-steps; }
 }
 
 steps_head() {
@@ -115,18 +117,14 @@ steps_head() {
 
 # steps_row ALGO: the breakdown of ALGO's traced runs, in us.
 steps_row() {
-	local algo="$1" run nodes p
+	local algo="$1" run nodes runs
 
 	for run in solo-remote handover; do
 		nodes=0
 		[ "$run" = solo-remote ] || nodes="1 2"
-		{
-			steps_phases "$nodes" "$algo" "$run-steps" || return 1
-			for p in $nodes; do
-				wget -q -O - "$(peer_url "$p" "bench-$algo-$run-steps")" ||
-					return 1
-			done
-		} | awk -v algo="$algo" -v run="$run" '
+		steps_phases "$nodes" "$algo" "$run-steps" >/tmp/phases &&
+			runs=$(bench_gather "bench-$algo-$run-steps" "$nodes") || return 1
+		cat /tmp/phases "$runs" | awk -v algo="$algo" -v run="$run" '
 			$1 == "throughput_per_s:" { tput += $2; next }
 			{ v[$1] = $2 }
 			END {
@@ -183,16 +181,14 @@ ratio_head() {
 # ratio_row ALGO: ALGO's floors (medians), node 0's acquisitions alone,
 # nodes 1 and 2's hand-overs, and their multiples of those floors.
 ratio_row() {
-	local algo="$1" p
+	local algo="$1" handovers
 
+	handovers=$(bench_gather "bench-$algo-handover" "1 2") || return 1
 	{
 		sed 's/^/floor /' "$WWW/floor-$algo"
 		sed 's/^/local /' "$WWW/bench-$algo-solo-local"
 		sed 's/^/remote /' "$WWW/bench-$algo-solo-remote"
-		for p in 1 2; do
-			wget -q -O - "$(peer_url "$p" "bench-$algo-handover")" ||
-				return 1
-		done | sed 's/^/handover /'
+		sed 's/^/handover /' "$handovers"
 	} | awk -v algo="$algo" '
 		function x(a, b) { return b > 0 ? a / b : 0 }
 		$1 == "floor" { f[$2] = $3 }
@@ -211,7 +207,10 @@ ratio_row() {
 
 # table_row ALGO WORKLOAD: one row from every node's results.
 table_row() {
-	bench_gather "bench-$1-$2" | bench_totals | awk -v algo="$1" -v load="$2" '
+	local f
+
+	f=$(bench_gather "bench-$1-$2") || return 1
+	bench_totals <"$f" | awk -v algo="$1" -v load="$2" '
 		{
 			printf "# | %-14s | %-10s | %9.0f | %9.1f | %9.1f | %9.1f |", algo, load, $1, $2, $3, $4
 			printf " %5.2f | %5.2f | %5.2f | %5.2f | %5.2f | %5.2f |", $5, $6, $7, $8, $9, $10

@@ -6,9 +6,9 @@
 # prints one CSV row per point as a TAP comment ("# eval: "), which
 # tools/testing/eval.sh turns into tables and plots. Three series:
 #
-# - local: ALock's evaluation: alock, cas and mcs, exclusive only, on
-#   20, 100 and 1000 locks, 100, 95, 90, 85 and 50% of the acquisitions
-#   of locks homed on the acquiring node;
+# - local: ALock's evaluation: every algorithm, exclusive only, on 20,
+#   100 and 1000 locks, 100, 95, 90, 85 and 50% of the acquisitions of
+#   locks homed on the acquiring node;
 # - threads-local90, threads-zipf-r50: every algorithm, 1, 2, 4 and 8
 #   threads per node, on 20 locks at 90% local (exclusive), and on 1000
 #   locks of Zipf 0.99 keys at 50% reads, every lock remote;
@@ -60,7 +60,7 @@ eval_points() {
 	fi
 	for locks in 20 100 1000; do
 		for pct in 100 95 90 85 50; do
-			for algo in alock cas mcs; do
+			for algo in $all_algos; do
 				echo "local $algo $locks $pct 0 uniform $EVAL_THREADS"
 			done
 		done
@@ -84,7 +84,7 @@ eval_points() {
 # on every node; node 0 then prints its CSV row.
 eval_point() {
 	local n="$1" series="$2" algo="$3" locks="$4" pct="$5" read="$6"
-	local keys="$7" threads="$8" zipf=
+	local keys="$7" threads="$8" zipf='' f
 
 	[ "$keys" = uniform ] || zipf="--zipf 0.99"
 	# shellcheck disable=SC2086 # no Zipf is no word
@@ -92,7 +92,8 @@ eval_point() {
 		--duration "$EVAL_MS" --locks "$locks" --local "$pct" \
 		--read "$read" $zipf || return 1
 	[ "$VMTEST_NODE" -eq 0 ] || return 0
-	bench_gather "bench-$algo-p$n" | bench_totals | tr ' ' , |
+	f=$(bench_gather "bench-$algo-p$n") || return 1
+	bench_totals <"$f" | tr ' ' , |
 		sed "s/^/# eval: $series,$algo,$locks,$pct,$read,$keys,$threads,/"
 }
 
@@ -119,22 +120,22 @@ eval_run() {
 }
 
 # steps_traced: a traced MCS hand-over run on nodes 1 and 2 (bench_traced),
-# whose trace node 0 checks: every acquisition the runs counted asked
-# (ask), and each step of an MCS hand-over, from queued to the release's
-# handover, took its share of the time.
+# whose trace node 0 checks: every acquisition the runs counted held the
+# lock in the trace (held), and each step of an MCS hand-over, from
+# queued to the release's handover, took its share of the time.
 steps_traced() {
-	local acq p
+	local acq f
 
 	bench_traced "1 2" mcs steps --threads 2 --duration 500 --locks 1 || return 1
 	[ "$VMTEST_NODE" -eq 0 ] || return 0
-	steps_phases "1 2" mcs steps >/tmp/phases || return 1
+	steps_phases "1 2" mcs steps >/tmp/phases &&
+		f=$(bench_gather bench-mcs-steps "1 2") || return 1
 	cat /tmp/phases
-	acq=$(for p in 1 2; do wget -q -O - "$(peer_url "$p" bench-mcs-steps)"; done |
-		awk -F': ' '$1 == "acquisitions" { n += $2 } END { print n + 0 }')
+	acq=$(awk -F': ' '$1 == "acquisitions" { n += $2 } END { print n + 0 }' "$f")
 	awk -v acq="$acq" '
-		$1 == "acquisitions" { asked = $2 }
+		$1 == "acquisitions" { held = $2 }
 		$1 ~ /^to_(queued|linked|granted|woken|held|handover)$/ && $2 > 0 { seen++ }
-		END { exit !(acq > 0 && asked == acq && seen == 6) }' /tmp/phases
+		END { exit !(acq > 0 && held == acq && seen == 6) }' /tmp/phases
 }
 
 tap_plan 6

@@ -659,29 +659,39 @@ bench_node_ids() { all_nodes | tr , ' '; }
 
 # bench_on NODES ALGO RUN BENCH-ARGS...: one run of "rdmalockctl bench"
 # on dom-ALGO by the nodes in NODES (ids, space-separated) while the
-# others wait; each runner publishes its results as bench-ALGO-RUN.
+# others wait; each runner publishes its results as bench-ALGO-RUN. A
+# runner whose run failed still meets the others at its end, so that
+# they go on to the next run together.
 bench_on() {
-	local nodes="$1" algo="$2" tag="bench-$2-$3"
+	local nodes="$1" algo="$2" tag="bench-$2-$3" rc=0
 
 	shift 3
 	start_barrier "start-$tag" || return 1
 	case " $nodes " in
 	*" $VMTEST_NODE "*)
-		rdmalockctl bench "dom-$algo" "$@" >"/tmp/$tag" || return 1
-		cat "/tmp/$tag" >&2
-		mv "/tmp/$tag" "$WWW/$tag"
+		if rdmalockctl bench "dom-$algo" "$@" >"/tmp/$tag"; then
+			cat "/tmp/$tag" >&2
+			mv "/tmp/$tag" "$WWW/$tag"
+		else
+			rc=1
+		fi
 		;;
 	esac
-	barrier "done-$tag"
+	barrier "done-$tag" || return 1
+	return $rc
 }
 
-# bench_gather NAME: every node's published NAME, one after the other.
+# bench_gather NAME [NODES]: the published NAME of every node (or of
+# those in NODES), one after the other, into /tmp/gathered-NAME, whose
+# name it prints; fails when one is missing.
 bench_gather() {
-	local p
+	local p f="/tmp/gathered-$1"
 
-	for p in $(bench_node_ids); do
-		wget -q -O - "$(peer_url "$p" "$1")" || return 1
+	: >"$f"
+	for p in ${2:-$(bench_node_ids)}; do
+		wget -q -O - "$(peer_url "$p" "$1")" >>"$f" || return 1
 	done
+	echo "$f"
 }
 
 # bench_totals: of every node's results of one run (bench_gather), one
@@ -732,7 +742,9 @@ STEP_EVENT=$TRACING/events/rdmalock/rdmalock_lock_step
 # steps_on: an empty trace buffer, recording the steps from now on.
 steps_on() {
 	[ -d "$TRACING/events" ] || mount -t tracefs nodev "$TRACING" || return 1
+	# One clock for every CPU: an acquisition's steps come from several.
 	echo 0 >"$TRACING/tracing_on" &&
+		echo mono >"$TRACING/trace_clock" &&
 		echo 4096 >"$TRACING/buffer_size_kb" &&
 		: >"$TRACING/trace" &&
 		echo 1 >"$STEP_EVENT/enable" &&
@@ -741,9 +753,12 @@ steps_on() {
 
 steps_off() { echo 0 >"$STEP_EVENT/enable" && echo 0 >"$TRACING/tracing_on"; }
 
-# steps_breakdown: of the trace buffer's steps, one "FROM>TO SUM-US
-# COUNT" line for each pair of consecutive steps of an acquisition
-# (its descriptor and generation), and "acquisitions N" and "releases N".
+# steps_breakdown: of the trace buffer's steps, a "FROM>TO SUM-US
+# COUNT" line for each pair of consecutive steps of an acquisition (its
+# descriptor and generation), and "acquisitions N" and "releases N".
+# The steps of an acquisition count once it holds the lock, those of
+# its release once it is over: one that failed or restarted (a new
+# descriptor) counts nothing.
 steps_breakdown() {
 	awk '
 		{
@@ -760,26 +775,37 @@ steps_breakdown() {
 			}
 		}
 		t < 0 || $0 !~ /rdmalock_lock_step:/ { next }
-		s == "ask" { acq++ }
-		s == "release" { rel++ }
-		k in last && s != "ask" {
-			tr = last[k] ">" s
-			sum[tr] += t - at[k]
-			n[tr]++
+		s == "ask" { chain[k] = "" }
+		s != "ask" && k in last {
+			chain[k] = chain[k] " " last[k] ">" s "=" (t - at[k])
 		}
 		{ last[k] = s; at[k] = t }
-		s == "released" { delete last[k] }
+		s == "held" || s == "released" {
+			n = split(chain[k], c, " ")
+			for (i = 1; i <= n; i++) {
+				split(c[i], tv, "=")
+				sum[tv[1]] += tv[2]
+				cnt[tv[1]]++
+			}
+			chain[k] = ""
+			if (s == "held")
+				acq++
+			else
+				rel++
+		}
+		s == "released" { delete last[k]; delete chain[k] }
 		END {
 			printf "acquisitions %d\nreleases %d\n", acq, rel
 			for (tr in sum)
-				printf "%s %.1f %d\n", tr, sum[tr], n[tr]
+				printf "%s %.1f %d\n", tr, sum[tr], cnt[tr]
 		}' "$TRACING/trace"
 }
 
 # bench_traced NODES ALGO RUN BENCH-ARGS...: bench_on, its runners
-# tracing the steps; each publishes their breakdown as steps-ALGO-RUN.
+# tracing the steps; each publishes their breakdown as steps-ALGO-RUN,
+# whole, before any node goes on.
 bench_traced() {
-	local nodes="$1" algo="$2" run="$3" mine=
+	local nodes="$1" algo="$2" run="$3" mine='' f="steps-$2-$3"
 
 	shift 3
 	case " $nodes " in *" $VMTEST_NODE "*) mine=1 ;; esac
@@ -787,8 +813,12 @@ bench_traced() {
 		steps_on || return 1
 	fi
 	bench_on "$nodes" "$algo" "$run" "$@" || return 1
-	[ -n "$mine" ] || return 0
-	steps_off && steps_breakdown >"$WWW/steps-$algo-$run"
+	if [ -n "$mine" ]; then
+		steps_off && steps_breakdown >"/tmp/$f" && mv "/tmp/$f" "$WWW/$f" ||
+			return 1
+	fi
+	# A barrier's own name is a file: not the one just published.
+	barrier "published-$f"
 }
 
 # steps_phases NODES ALGO RUN: the breakdown of run RUN's acquisitions,
@@ -799,11 +829,10 @@ bench_traced() {
 # to the mean acquisition; holding (held to release); to_handover and
 # to_released, which add up to the mean release; and "acquisitions N".
 steps_phases() {
-	local p
+	local f
 
-	for p in $1; do
-		wget -q -O - "$(peer_url "$p" "steps-$2-$3")" || return 1
-	done | awk '
+	f=$(bench_gather "steps-$2-$3" "$1") || return 1
+	awk '
 		$1 == "acquisitions" { acq += $2; next }
 		$1 == "releases" { rel += $2; next }
 		{ split($1, ft, ">"); to[ft[2]] += $2; if ($1 == "held>release") hold += $2 }
@@ -817,5 +846,5 @@ steps_phases() {
 			printf "to_handover %.1f\nto_released %.1f\n", to["handover"] / rel,
 				to["released"] / rel
 			printf "acquisitions %d\n", acq
-		}'
+		}' "$f"
 }
