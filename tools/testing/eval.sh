@@ -153,22 +153,6 @@ report() {
 	plots "$2/eval.csv" "$2"
 }
 
-n=0 failed=0
-
-# result DESCRIPTION COMMAND...: a TAP line, passing when COMMAND does.
-result() {
-	local desc=$1
-
-	shift
-	n=$((n + 1))
-	if "$@"; then
-		echo "ok $n - $desc"
-	else
-		echo "not ok $n - $desc"
-		failed=$((failed + 1))
-	fi
-}
-
 # rows_are CSV N: CSV has N rows (N > 0), each of which took locks.
 rows_are() {
 	[ "$2" -gt 0 ] && awk -F, -v want="$2" '
@@ -184,18 +168,20 @@ is_png() {
 # check TAP DIR: the quick run's report, checked: a row for every point
 # the scenario planned, each of which took locks, and every plot a PNG.
 check() {
-	local tap=$1 dir=$2 planned png
+	local tap=$1 dir=$2 planned png rc
 
 	rm -rf "$dir"
 	(report "$tap" "$dir") || true
 	planned=$(tr -d '\r' <"$tap" | sed -n 's/^# eval-planned: \([0-9]*\)$/\1/p')
-	result "eval.csv: a row for each of the ${planned:-?} points planned, each with locks taken" \
-		rows_are "$dir/eval.csv" "${planned:-0}"
+	rc=0
+	rows_are "$dir/eval.csv" "${planned:-0}" || rc=$?
+	result "eval.csv: a row for each of the ${planned:-?} points planned, each with locks taken" "$rc"
 	for png in throughput-threads throughput-local throughput-reads latency verbs fairness; do
-		result "$png.png drawn" is_png "$dir/$png.png"
+		rc=0
+		is_png "$dir/$png.png" || rc=$?
+		result "$png.png drawn" "$rc"
 	done
-	echo "$((n - failed)) passed, $failed failed"
-	[ "$failed" -eq 0 ]
+	summary
 }
 
 case "${1:-}" in

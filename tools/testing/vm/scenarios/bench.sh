@@ -309,7 +309,5 @@ if [ "$VMTEST_NODE" -eq 0 ]; then
 	print_tables >/tmp/table && cat /tmp/table
 fi
 barrier printed
-tap_check "domains destroyed, rdmalock.ko unloads" sh -c \
-	"for a in alock cas mcs dslr shiftlock shiftlock-cas1 shiftlock-cas; do
-	     rdmalockctl domain destroy dom-\$a || exit 1
-	 done && rmmod rdmalock"
+unload() { destroy_lock_domains shiftlock-cas1 shiftlock-cas && rmmod rdmalock; }
+tap_check "domains destroyed, rdmalock.ko unloads" unload

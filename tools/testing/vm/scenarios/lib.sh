@@ -407,6 +407,18 @@ lock_domains_up() {
 		domain_up dom-shiftlock
 }
 
+# destroy_lock_domains [ALGO...]: this node leaves what create_lock_domains
+# made, dom-shiftlock where it exists, and dom-ALGO for each ALGO given.
+destroy_lock_domains() {
+	local algo
+
+	for algo in $LOCK_ALGOS "$@"; do
+		rdmalockctl domain destroy "dom-$algo" || return 1
+	done
+	! rdmalockctl domain status dom-shiftlock >/dev/null 2>&1 ||
+		rdmalockctl domain destroy dom-shiftlock
+}
+
 # Membership views. rdmalockctl domain status prints a domain's view as
 #   view: epoch E, members 0,1,2, coordinator C; this node: member; N view changes, F fences, lease L ms
 # (members "none" when empty; this node: member, changing or out).
