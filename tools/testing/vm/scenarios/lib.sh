@@ -752,6 +752,10 @@ TRACING=/sys/kernel/tracing
 STEP_EVENT=$TRACING/events/rdmalock/rdmalock_lock_step
 
 # steps_on: an empty trace buffer, recording the steps from now on.
+# The event, once enabled, stays so for the boot: steps_off stops only
+# the recording. Each enabling and disabling patches the kernel's text on
+# every CPU, and once a disabling waited for ever on a vCPU that had
+# stopped (TCG, a loaded host).
 steps_on() {
 	[ -d "$TRACING/events" ] || mount -t tracefs nodev "$TRACING" || return 1
 	# One clock for every CPU: an acquisition's steps come from several.
@@ -763,7 +767,7 @@ steps_on() {
 		echo 1 >"$TRACING/tracing_on"
 }
 
-steps_off() { echo 0 >"$STEP_EVENT/enable" && echo 0 >"$TRACING/tracing_on"; }
+steps_off() { echo 0 >"$TRACING/tracing_on"; }
 
 # steps_breakdown: of the trace buffer's steps, a "FROM>TO SUM-US
 # COUNT" line for each pair of consecutive steps of an acquisition (its
