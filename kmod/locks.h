@@ -397,7 +397,8 @@ const char *rdmalock_algo_check_params(const struct rdmalock_ls_params *params);
  *	them. Messages between queue members carry it (ShiftLock).
  * @want_view_change: asks for a view change, which resets every queue:
  *	a verb failed, and a queue may be broken; set by the membership
- * @node_lost: the same, from any context, when a connection was lost
+ * @node_lost: the same, from any context, when the connection to a node
+ *	was lost
  * @view_ctx: their argument
  * @names: the named locks (names.c), or NULL when ids map to slots
  * @waiters: one per descriptor, @descs of them
@@ -435,7 +436,7 @@ struct rdmalock_lockspace {
 	atomic_t gate_gen;
 	u64 queue_view;
 	void (*want_view_change)(void *ctx);
-	void (*node_lost)(void *ctx);
+	void (*node_lost)(void *ctx, u32 node);
 	void *view_ctx;
 	struct rdmalock_names *names;
 	struct rdmalock_waiter *waiters;

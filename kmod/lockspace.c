@@ -364,7 +364,7 @@ static void rdmalock_ls_node_lost(struct rdmalock_fabric *fabric, u32 node,
 	 * stalled, even if the node comes back before any view leaves it out.
 	 */
 	if (ls->gated && ls->node_lost)
-		ls->node_lost(ls->view_ctx);
+		ls->node_lost(ls->view_ctx, node);
 }
 
 /**

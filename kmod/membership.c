@@ -32,7 +32,9 @@
  * A member whose verb failed with its peers alive may have left a queue
  * broken (a waiter lost in it, a grant that never landed): it asks the
  * coordinator for a view change of the same members, which resets every
- * queue; at most one a second per member.
+ * queue; at most one a second per member. Any view change whose members
+ * have not reset yet when the request comes answers it: a death is one
+ * view change, not a second for the survivors' lost connections.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -64,13 +66,16 @@
 #define MB_LEASE_RENEWS		1
 /* A member asks for a view change after a failed verb at most this often. */
 #define MB_RECOVER_MS		1000
+/* &rdmalock_mb_msg.phase of a RECOVER from a node out of its view, to be taken back. */
+#define MB_RECOVER_TAKE_BACK	1
 
 /* On the wire, little-endian. */
 struct rdmalock_mb_msg {
 	__le64 epoch;
 	__le32 coord;
 	__le32 members;		/* PROPOSE; FENCED: the node fenced */
-	__le32 phase;		/* PROPOSE, ACK; LEASE: MB_LEASE_RENEWS or 0 */
+	/* PROPOSE, ACK; LEASE: MB_LEASE_RENEWS or 0; RECOVER: MB_RECOVER_TAKE_BACK or 0 */
+	__le32 phase;
 	/* ACK, LEASE: the nodes the sender sees up; PROPOSE: its lease, ms */
 	__le32 up;
 	/* PROPOSE: the members that restarted; ACK: the sender, if it did */
@@ -99,6 +104,8 @@ struct rdmalock_mb_msg {
  * @view_epoch: the view committed last, 0 before the first
  * @view_coord: its coordinator
  * @view_members: its members
+ * @view_restarted: those of them that restarted
+ * @view_committed: when this node committed it
  * @view_connects: per node, the fabric's count of connections to it when
  *	the view was committed
  * @member: this node is a member of that view and has not fenced since
@@ -121,7 +128,8 @@ struct rdmalock_mb_msg {
  * @c_regained: as coordinator: a proposal was begun again to take back a
  *	node it had left out; not again until one commits
  * @want_pending: this node has a view change to ask for
- * @lost: bit 0: the fabric lost a connection, which asks for one
+ * @lost: the nodes the fabric lost a connection to, a bit each: one of
+ *	the view's asks for one
  * @fenced: nodes a cluster manager fenced, until they are members again
  * @fence_acks: bumped by each fence acknowledgment, for a waiting step
  * @asked: when this node last asked for one
@@ -152,6 +160,8 @@ struct rdmalock_membership {
 	u64 view_epoch;
 	u32 view_coord;
 	u32 view_members;
+	u32 view_restarted;
+	unsigned long view_committed;
 	u32 view_connects[RDMALOCK_MAX_NODES];
 	bool member;
 	u64 seen;
@@ -444,6 +454,8 @@ static bool rdmalock_mb_commit(struct rdmalock_membership *mb,
 	mb->view_epoch = c->epoch;
 	mb->view_coord = c->coord;
 	mb->view_members = members;
+	mb->view_restarted = c->restarted;
+	mb->view_committed = jiffies;
 	memcpy(mb->view_connects, connects, sizeof(connects));
 	mb->member = true;
 	mb->view_changes++;
@@ -487,6 +499,13 @@ static bool rdmalock_mb_do_phase(struct rdmalock_membership *mb,
 	ok = ok && mb->epoch == c->epoch && mb->coord == c->coord && !mb->poisoned;
 	if (ok)
 		mb->done = phase;
+	/*
+	 * Reset: what this node wanted a view change for came before, and is
+	 * answered. A node back from a fence would otherwise ask for one
+	 * more, for the connections its cut broke.
+	 */
+	if (ok && phase == MB_RESET)
+		mb->want_pending = false;
 	/* Claimed: the queues are this view's, whatever peers ask of them. */
 	if (ok && phase == MB_CLAIM)
 		rdmalock_set_queue_view(mb->ls, c->epoch);
@@ -679,6 +698,14 @@ static void rdmalock_mb_advance(struct rdmalock_membership *mb)
 		mb->c_regained = false;
 		return;
 	}
+	/*
+	 * Every member resets its queues after this, so the view change a
+	 * member asked for so far is this one: asking meant its failure came
+	 * first. Without this, each death cost two view changes, the second
+	 * asked for by the survivors that lost their connection to the dead.
+	 */
+	if (mb->c_phase == MB_PREPARE)
+		mb->c_wanted = false;
 	mb->c_phase++;
 	mb->c_acked = 0;
 	mb->c_started = jiffies;
@@ -796,11 +823,28 @@ int rdmalock_membership_fence_ack(struct rdmalock_membership *mb, u32 node)
 	return ret;
 }
 
-/* A member asks the coordinator for a view change: see rdmalock_mb_want(). */
-static void rdmalock_mb_on_recover(struct rdmalock_membership *mb, u32 node)
+/*
+ * Under @mb->lock: a request of @node to be taken back that the view it
+ * came back in answered already. The node asks once a second until it
+ * has committed that view, so one may still be on its way here; one that
+ * is not answered is asked again after this window.
+ */
+static bool rdmalock_mb_taken_back(struct rdmalock_membership *mb, u32 node)
 {
+	return (mb->view_restarted & BIT(node)) &&
+	       time_before(jiffies, mb->view_committed +
+			   msecs_to_jiffies(2 * MB_RECOVER_MS));
+}
+
+/* A member asks the coordinator for a view change: see rdmalock_mb_want(). */
+static void rdmalock_mb_on_recover(struct rdmalock_membership *mb, u32 node,
+				   const struct rdmalock_mb_msg *msg)
+{
+	bool take_back = le32_to_cpu(msg->phase) == MB_RECOVER_TAKE_BACK;
+
 	spin_lock_bh(&mb->lock);
-	if (mb->member && (mb->view_members & BIT(node))) {
+	if (mb->member && (mb->view_members & BIT(node)) &&
+	    !(take_back && rdmalock_mb_taken_back(mb, node))) {
 		mb->c_wanted = true;
 		rdmalock_mb_kick(mb);
 	}
@@ -828,7 +872,7 @@ static void rdmalock_mb_msg(struct rdmalock_fabric *fabric, u32 node, u8 type,
 		rdmalock_mb_on_lease(mb, node, payload);
 		break;
 	case RDMALOCK_MB_MSG_RECOVER:
-		rdmalock_mb_on_recover(mb, node);
+		rdmalock_mb_on_recover(mb, node, payload);
 		break;
 	case RDMALOCK_MB_MSG_FENCED:
 		rdmalock_mb_on_fenced(mb, node, payload);
@@ -874,14 +918,15 @@ static bool rdmalock_mb_check_lease(struct rdmalock_membership *mb)
  */
 static void rdmalock_mb_ask_view_change(struct rdmalock_membership *mb, u32 up)
 {
-	if (!mb->member && mb->fences)
-		mb->want_pending = true;
-	if (!mb->want_pending ||
+	bool take_back = !mb->member && mb->fences;
+
+	if ((!mb->want_pending && !take_back) ||
 	    time_before(jiffies, mb->asked + msecs_to_jiffies(MB_RECOVER_MS)))
 		return;
 	mb->asked = jiffies;
 	mb->want_pending = false;
-	rdmalock_mb_send(mb, __ffs(up), RDMALOCK_MB_MSG_RECOVER, 0, 0, 0, 0, 0, 0);
+	rdmalock_mb_send(mb, __ffs(up), RDMALOCK_MB_MSG_RECOVER, 0, 0, 0,
+			 take_back ? MB_RECOVER_TAKE_BACK : 0, 0, 0);
 }
 
 /* Under @mb->lock: the nodes a proposal of this coordinator would have. */
@@ -969,7 +1014,11 @@ static void rdmalock_mb_tick(struct work_struct *work)
 		spin_unlock_bh(&mb->lock);
 		return;
 	}
-	if (test_and_clear_bit(0, &mb->lost) && mb->member)
+	/*
+	 * A node the view left out is sent nothing of its queues: its
+	 * connection, lost after that view's reset, took nothing with it.
+	 */
+	if ((xchg(&mb->lost, 0) & mb->view_members) && mb->member)
 		mb->want_pending = true;
 	rdmalock_mb_renew(mb, up);
 	fenced = rdmalock_mb_check_lease(mb);
@@ -1004,11 +1053,11 @@ static void rdmalock_mb_want(void *ctx)
  * at once, asks for the view change (rdmalock_mb_want()). A tick queued
  * after the membership stopped returns before it touches the fabric.
  */
-static void rdmalock_mb_lost(void *ctx)
+static void rdmalock_mb_lost(void *ctx, u32 node)
 {
 	struct rdmalock_membership *mb = ctx;
 
-	set_bit(0, &mb->lost);
+	set_bit(node, &mb->lost);
 	if (!READ_ONCE(mb->stopping))
 		mod_delayed_work(mb->tick_wq, &mb->tick, 0);
 }

@@ -427,11 +427,28 @@ destroy_lock_domains() {
 view_line() { rdmalockctl domain status "$1" | grep 'view: epoch'; }
 
 # On a view line on stdin: its epoch, its members ("0,1,2"), this node's
-# state, this node's fences.
+# state, this node's fences, the views it committed.
 epoch_of() { sed -n 's/.*view: epoch \([0-9]*\),.*/\1/p'; }
 members_of() { sed -n 's/.*, members \([^ ]*\), coordinator .*/\1/p'; }
 state_of() { sed -n 's/.*; this node: \([a-z]*\);.*/\1/p'; }
 fences_of() { sed -n 's/.*[ ,]\([0-9][0-9]*\) fences*,.*/\1/p'; }
+view_changes_of() { sed -n 's/.*; \([0-9]*\) view changes*,.*/\1/p'; }
+
+# count_view_changes DOMAIN TAG: remember DOMAIN's view changes so far.
+count_view_changes() {
+	view_line "$1" | view_changes_of >"/tmp/view-changes-$2-$1"
+}
+
+# view_changes_since DOMAIN TAG N: DOMAIN committed exactly N views here
+# since count_view_changes DOMAIN TAG.
+view_changes_since() {
+	local before now
+
+	before=$(cat "/tmp/view-changes-$2-$1") || return 1
+	now=$(view_line "$1" | view_changes_of) || return 1
+	echo "$1: $((now - before)) view changes since $2, $3 expected" >&2
+	[ $((now - before)) -eq "$3" ]
+}
 
 # all_nodes: every node's id, as a view lists its members ("0,1,2").
 all_nodes() { seq 0 $(($(num_nodes) - 1)) | tr '\n' , | sed 's/,$//'; }

@@ -19,8 +19,8 @@
 #    node 2 fences itself (this node: out, one fence more; its lock calls
 #    fail at once with ENOTCONN), and nodes 0 and 1 are granted the lock
 #    in a view of 0,1. Once the link is back, node 2's unlock fails with
-#    ENOLCK, node 2 rejoins by itself (full views within 60 s) and a
-#    torture on all three nodes is exact;
+#    ENOLCK, node 2 rejoins by itself (full views within 60 s) in one
+#    view change of its own, and a torture on all three nodes is exact;
 #  - a negative control: the same cut on dom-nolease, created with the
 #    node_lease_ms parameter at 0 (leases off). Node 2's unlock must NOT
 #    report the loss though a survivor was granted the lock during the
@@ -28,8 +28,9 @@
 #  - a dead holder: node 2 holds a lock homed on node 0 and powers off;
 #    the waiters queued on nodes 0 and 1 before its death are granted
 #    within 30 s of it (heartbeat timeout 5 s, lease 4 s, margin 1 s and
-#    20 s of slack), the views are 0,1, node 2's locks fail with ENOTCONN,
-#    and a torture between nodes 0 and 1 is exact;
+#    20 s of slack), the views are 0,1, reached in one view change,
+#    node 2's locks fail with ENOTCONN, and a torture between nodes 0 and
+#    1 is exact;
 #  - a queued waiter's node dies: node 0 holds another lock, node 2
 #    queues for it, then node 1 behind node 2; node 2 powers off with the
 #    holder above. Node 0's holder keeps its lock through the view change
@@ -269,6 +270,9 @@ granted_in_cut() {
 link_cut() {
 	local algo
 
+	for algo in $ALGOS; do
+		count_view_changes "dom-$algo" cut
+	done
 	if is_victim; then
 		# shellcheck disable=SC2046 # a list of words
 		cut_victim d yes $(for algo in $ALGOS; do echo "dom-$algo"; done)
@@ -289,6 +293,16 @@ link_cut() {
 		tap_check "dom-$algo: node $victim rejoined: full view within ${REJOIN_S} s" \
 			retry $REJOIN_S view_full "dom-$algo"
 	done
+	# The victim commits the view that takes it back, and no other: not
+	# one more for the connections its cut broke, nor for its requests
+	# to be taken back. (The survivors may count more: a connection that
+	# fails again as it comes back costs a view, rightly.)
+	if is_victim; then
+		for algo in $ALGOS; do
+			tap_check "dom-$algo: node $victim rejoined in one view change" \
+				view_changes_since "dom-$algo" cut 1
+		done
+	fi
 	for algo in $ALGOS; do
 		torture_checks "$algo" d 6 "all nodes after the cut"
 	done
@@ -521,6 +535,9 @@ dead_holder() {
 		wait_lock "c-dom-$algo" "dom-$algo" $DEATH_LOCK 120 "$victim"
 	done
 	sleep 2
+	for algo in $ALGOS; do
+		count_view_changes "dom-$algo" death
+	done
 	barrier c-queued
 	VMTEST_GONE=$victim
 	tap_check "node $victim powered off (no ping reply)" victim_gone
@@ -536,6 +553,8 @@ dead_holder() {
 	for algo in $ALGOS; do
 		tap_check "dom-$algo: the view is $SURVIVORS, this node a member" \
 			retry 20 view_is "dom-$algo" "$SURVIVORS"
+		tap_check "dom-$algo: node $victim's death cost one view change" \
+			view_changes_since "dom-$algo" death 1
 		tap_check "dom-$algo: lock $VICTIM_LOCK (homed on node $victim) fails with ENOTCONN" \
 			refused_enotconn "dom-$algo" $VICTIM_LOCK
 	done
@@ -546,18 +565,18 @@ dead_holder() {
 }
 
 # The plan: setup 3; the overflow reset 6; slow holders 3 per algorithm;
-# the cut 4 per algorithm on the victim, 1 on a survivor, then 3 on every
+# the cut 5 per algorithm on the victim, 1 on a survivor, then 3 on every
 # node; the control 5 on the victim, 3 on a survivor, and 1 per
 # algorithm; dom-fence 2; the queued waiter 2 per algorithm on node 0, 1
-# on node 1; the death 1 per algorithm and 1 on the victim, and 1 + 5 per
+# on node 1; the death 1 per algorithm and 1 on the victim, and 1 + 6 per
 # algorithm + 2 and 2 at the end on a survivor.
 F=$FUNCTIONAL
 if is_victim; then
-	tap_plan $((3 + 6 + F * 3 * A + 4 * A + 3 * A + F * (5 + A) + 2 + A + 1))
+	tap_plan $((3 + 6 + F * 3 * A + 5 * A + 3 * A + F * (5 + A) + 2 + A + 1))
 elif [ "$VMTEST_NODE" -eq 0 ]; then
-	tap_plan $((3 + 6 + F * 3 * A + A + 3 * A + F * (3 + A) + 2 + 2 * A + 1 + 5 * A + 2 + 2))
+	tap_plan $((3 + 6 + F * 3 * A + A + 3 * A + F * (3 + A) + 2 + 2 * A + 1 + 6 * A + 2 + 2))
 else
-	tap_plan $((3 + 6 + F * 3 * A + A + 3 * A + F * (3 + A) + 2 + A + 1 + 5 * A + 2 + 2))
+	tap_plan $((3 + 6 + F * 3 * A + A + 3 * A + F * (3 + A) + 2 + A + 1 + 6 * A + 2 + 2))
 fi
 kmemleak_forget
 tap_check "rdmalock.ko loads" load_rdmalock
