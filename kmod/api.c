@@ -44,17 +44,30 @@ static struct rdmalock_names *rdmalock_lock_names(const struct rdmalock_lock *lk
 	return lk->dom->ls->names;
 }
 
-/* Points @lk at a new resolution of @name, giving back the old one. */
+/*
+ * Points @lk at a new resolution of @name, giving back the old one. An
+ * answer that met a view change (a home not yet reset refuses with
+ * -ENOTCONN) is asked again once the view is open here.
+ */
 static int rdmalock_lock_resolve(struct rdmalock_lock *lk, const void *name,
 				 u32 len)
 {
+	unsigned long deadline = jiffies + msecs_to_jiffies(RDMALOCK_NAMES_VIEW_WAIT_MS);
+	struct rdmalock_lockspace *ls = lk->dom->ls;
 	struct rdmalock_name *ent;
-	int ret;
+	bool was_open;
+	int ret, gen;
 
 	ret = rdmalock_domain_enter(lk->dom);
 	if (ret)
 		return ret;
-	ret = rdmalock_name_get(rdmalock_lock_names(lk), name, len, &ent);
+	do {
+		gen = atomic_read(&ls->gate_gen);
+		was_open = !rdmalock_gate_shut(ls);
+		ret = rdmalock_name_get(rdmalock_lock_names(lk), name, len, &ent);
+	} while (ret == -ENOTCONN &&
+		 rdmalock_gate_await_view(ls, gen, was_open,
+					  (long)(deadline - jiffies)));
 	rdmalock_domain_leave(lk->dom);
 	if (ret)
 		return ret;

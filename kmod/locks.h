@@ -538,6 +538,8 @@ bool rdmalock_alock_must_wait(u64 other_tail, u64 victim, u64 us);
 bool rdmalock_gate_shut(struct rdmalock_lockspace *ls);
 int rdmalock_gate_enter(struct rdmalock_lockspace *ls,
 			const struct rdmalock_how *how);
+bool rdmalock_gate_await_view(struct rdmalock_lockspace *ls, int gen,
+			      bool was_open, long timeout);
 bool rdmalock_gate_try_enter(struct rdmalock_lockspace *ls);
 bool rdmalock_gate_try_enter_view(struct rdmalock_lockspace *ls, u64 view);
 void rdmalock_set_queue_view(struct rdmalock_lockspace *ls, u64 view);

@@ -24,6 +24,12 @@
 
 /* How long a node waits for a name's home to answer. */
 #define RDMALOCK_NAMES_RESOLVE_MS	5000
+/*
+ * How long, in all, a resolution that met view changes waits for the
+ * views to open and asks again: a view change that waits out a departed
+ * node's lease takes seconds.
+ */
+#define RDMALOCK_NAMES_VIEW_WAIT_MS	30000
 
 struct rdmalock_lockspace;
 struct rdmalock_names;

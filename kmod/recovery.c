@@ -120,6 +120,38 @@ int rdmalock_gate_enter(struct rdmalock_lockspace *ls,
 }
 
 /**
+ * rdmalock_gate_await_view() - wait out the view change that an answer met
+ * @ls: the lockspace
+ * @gen: &rdmalock_lockspace.gate_gen when the request was made
+ * @was_open: whether the gate was open then
+ * @timeout: how long to wait, in jiffies
+ *
+ * A peer answers by its own view, which lags this node's while a view
+ * change is under way: a home that has not reset yet does not count in
+ * a member that comes back, and one that comes back does not count in
+ * the others. Once the gate opens here, every member has reset, and the
+ * request may be made again.
+ *
+ * Context: process context, outside the gate and outside a view change's
+ * steps; sleeps, killable.
+ * Return: true once the gate is open after a view change that began
+ * since @gen or was under way; false when the view stood throughout, or
+ * the gate did not open within @timeout.
+ */
+bool rdmalock_gate_await_view(struct rdmalock_lockspace *ls, int gen,
+			      bool was_open, long timeout)
+{
+	if (!ls->gated || timeout <= 0)
+		return false;
+	if (was_open && atomic_read(&ls->gate_gen) == gen && !rdmalock_gate_shut(ls))
+		return false;
+	if (wait_event_killable_timeout(ls->gate_wq, rdmalock_gate_moved(ls),
+					timeout) < 0)
+		return false;
+	return READ_ONCE(ls->gate) == RDMALOCK_GATE_OPEN && !READ_ONCE(ls->closed);
+}
+
+/**
  * rdmalock_gate_try_enter() - let a call in only if the gate is open now
  * @ls: the lockspace
  *
