@@ -8,13 +8,17 @@
 # acquisitions of its lock summed over the nodes. Then: the exact RDMA
 # verbs of a local and of an uncontended remote ALock acquisition; locks
 # held by an open file, and released by closing it; the sample client
-# module; on the stock kernel,
-# lock caching on a domain with named locks (threads keep their locks
-# until a blocking callback asks for them; each LVB carries its lock's
-# counter): no violation, counters exact, and with the callbacks ignored
-# requests for kept locks time out (the names scenario runs the same on
-# the debug kernel); and, last, the last node dies: the others get
-# ENOTCONN for its locks and keep the rest.
+# module; on the stock kernel, the lock-caching torture on domains with
+# named locks (the names scenario runs the same on the debug kernel):
+# threads keep their locks until a blocking callback asks for them, and
+# each LVB carries its lock's counter; no violation, counters exact, on
+# ALock and on ShiftLock with readers; with asynchronous requests, some
+# cancelled; with conversions, locks kept exclusive converted down; and
+# their negative controls: with the callbacks ignored requests for kept
+# locks time out, and conversions that let go a moment let writers in.
+# Last, the last node dies, holding a named lock exclusive with an LVB
+# to write back (stock kernel): the others get ENOTCONN for its locks
+# and keep the rest, and that LVB is not valid after the view change.
 . ./lib.sh
 
 : "${TORTURE_MS:=1500}"
@@ -24,9 +28,14 @@ PCTS="100 90 50 0"
 # cohorts (Peterson's arbitration), peers only; 90% takes no other code.
 [ ! -e "$KMEMLEAK" ] || PCTS="100 50 0"
 TORTURE_TESTS=$((3 * 2 * 2 * $(echo "$PCTS" | wc -w)))
-# Lock caching, on the stock kernel only: names-debug has it on debug.
-CACHE_TESTS=5
+# Lock caching, on the stock kernel only: names-debug has it on debug;
+# and the dead holder's LVB, on node 0 and the victim.
+CACHE_TESTS=12
+LVB_TESTS=2
 [ ! -e "$KMEMLEAK" ] || CACHE_TESTS=0
+[ "$CACHE_TESTS" -gt 0 ] || LVB_TESTS=0
+# dom-cache's id 9, homed on node 0, outside the tortures' ids.
+LVB_ID=9
 n=$(num_nodes)
 victim=$((n - 1))
 
@@ -115,9 +124,23 @@ lock_refused() {
 	[ "$rc" -eq 1 ] && echo "$out" | grep -q 'Transport endpoint is not connected'
 }
 
-create_cache_domain() {
+create_cache_domains() {
 	ctl domain create dom-cache --node-id "$VMTEST_NODE" --nodes "$VMTEST_NODES" \
-		--key-file "$(key_file)" --algo alock --port 7209 --locks-per-node 8 --named
+		--key-file "$(key_file)" --algo alock --port 7209 --locks-per-node 8 \
+		--named &&
+		ctl domain create dom-cshift --node-id "$VMTEST_NODE" \
+			--nodes "$VMTEST_NODES" --key-file "$(key_file)" \
+			--algo shiftlock --port 7210 --locks-per-node 8 --named
+}
+
+cache_domains_up() { domain_up dom-cache && domain_up dom-cshift; }
+
+# doomed_hold: the victim holds LVB_ID exclusive, its LVB to be written
+# back at a release that never comes; its grant's token is published.
+doomed_hold() {
+	hold_lock doomed dom-cache $LVB_ID --lvb doomed-after
+	hold_started doomed 30 && token_of </tmp/hold-doomed.out >"$WWW/doomed-token" &&
+		[ -s "$WWW/doomed-token" ]
 }
 
 victim_not_up() {
@@ -126,7 +149,9 @@ victim_not_up() {
 
 # Each node runs one of the verb-count tests; the victim stops early.
 if [ "$VMTEST_NODE" -eq "$victim" ]; then
-	tap_plan $((8 + CACHE_TESTS + TORTURE_TESTS))
+	tap_plan $((8 + CACHE_TESTS + LVB_TESTS / 2 + TORTURE_TESTS))
+elif [ "$VMTEST_NODE" -eq 0 ]; then
+	tap_plan $((14 + CACHE_TESTS + LVB_TESTS + TORTURE_TESTS))
 else
 	tap_plan $((14 + CACHE_TESTS + TORTURE_TESTS))
 fi
@@ -155,16 +180,39 @@ barrier verbs-done
 tap_check "a trylock of a lock another file holds fails (EAGAIN)" try_fails_while_held
 barrier try-done
 if [ "$CACHE_TESTS" -gt 0 ]; then
-	tap_check "domain dom-cache (alock, named locks) created" create_cache_domain
-	tap_check "every node of it is up" retry 60 domain_up dom-cache
+	tap_check "domains dom-cache (alock) and dom-cshift (shiftlock), named locks, created" \
+		create_cache_domains
+	tap_check "every node of them is up" retry 60 cache_domains_up
 	barrier cache-up
-	tap_check "caching torture on 6 named locks: no violation, callbacks heard" \
-		cached_round dom-cache cache --threads 4 --duration "$TORTURE_MS" \
-		--locks 6 --local 50
-	tap_check "caching torture on 6 named locks: counters exact" \
-		counters_exact dom-cache cache 6
+	torture_pair cached_round "no violation, callbacks heard" dom-cache cache 6 \
+		--local 50
+	torture_pair cached_round "no violation, callbacks heard" dom-cshift cache-shift 6 \
+		--local 50 --read 50
+	tap_check "caching torture with async requests: no violation, some cancelled in the cluster" \
+		async_round dom-cache
+	tap_check "caching torture with async requests: counters exact" \
+		counters_exact dom-cache async 6
+	torture_pair convert_round "no violation, callbacks heard, locks converted down" \
+		dom-cshift convert 6 --local 50 --read 50 --duration $((2 * TORTURE_MS))
 	tap_check "with the callbacks ignored, requests for kept locks time out" \
 		deaf_round dom-cache
+	tap_check "conversions that let go a moment let writers in: violations" \
+		gap_round dom-cshift
+fi
+if [ "$LVB_TESTS" -gt 0 ]; then
+	# Node 0 keeps referencing the name through the death: a name that
+	# nobody references loses its LVB, as a DLM resource nobody holds.
+	[ "$VMTEST_NODE" -ne 0 ] || set_idle 600000
+	[ "$VMTEST_NODE" -ne 0 ] ||
+		tap_check "an exclusive holder writes the LVB of dom-cache's id $LVB_ID back" \
+			ctl lock dom-cache $LVB_ID --lvb doomed-before -- true
+	barrier lvb-written
+	[ "$VMTEST_NODE" -ne "$victim" ] ||
+		tap_check "the last node holds it exclusive, with an LVB to write back" \
+			doomed_hold
+	barrier doomed-held
+	[ "$VMTEST_NODE" -ne 0 ] ||
+		wget -q -O /tmp/doomed-token "$(peer_url "$victim" "doomed-token")"
 fi
 
 if [ "$VMTEST_NODE" -eq "$victim" ]; then
@@ -183,10 +231,15 @@ tap_check "the dead node is reported not up" retry 20 victim_not_up
 tap_check "its locks fail with ENOTCONN" lock_refused "$victim"
 tap_check "locks homed on the survivors still work" sh -c \
 	"rdmalockctl lock dom-alock 0 -- true && rdmalockctl lock dom-alock 1 -- true"
+[ "$LVB_TESTS" -eq 0 ] || [ "$VMTEST_NODE" -ne 0 ] ||
+	tap_check "the dead holder's LVB is not valid, the next token higher" \
+		value_after dom-cache $LVB_ID /tmp/doomed-token \
+		'value: token [0-9]*, lvb not valid: doomed-before' --timeout 60000
 barrier survivors-done 120
 tap_check "domains destroyed, rdmalock.ko unloads" sh -c \
 	"rdmalockctl domain destroy dom-alock && rdmalockctl domain destroy dom-cas &&
 	 rdmalockctl domain destroy dom-mcs &&
-	 { [ $CACHE_TESTS -eq 0 ] || rdmalockctl domain destroy dom-cache; } &&
+	 { [ $CACHE_TESTS -eq 0 ] || { rdmalockctl domain destroy dom-cache &&
+	   rdmalockctl domain destroy dom-cshift; }; } &&
 	 rmmod rdmalock"
 tap_kmemleak

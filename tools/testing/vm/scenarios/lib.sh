@@ -327,6 +327,101 @@ deaf_round() {
 		echo "$out" | grep -q '^first_error: Connection timed out$'
 }
 
+# torture_pair ROUND WHAT DOMAIN TAG LOCKS ARGS...: a round of ROUND
+# (torture_round, cached_round or convert_round) on LOCKS named locks of
+# DOMAIN, which checks WHAT, then its counters.
+torture_pair() {
+	local round="$1" what="$2" dom="$3" tag="$4" locks="$5" kind=torture
+
+	shift 5
+	[ "$round" = torture_round ] || kind="caching torture"
+	tap_check "$dom $kind on $locks named locks: $what" \
+		"$round" "$dom" "$tag" --threads 4 --duration "$TORTURE_MS" \
+		--locks "$locks" "$@"
+	tap_check "$dom $kind on $locks named locks: counters exact" \
+		counters_exact "$dom" "$tag" "$locks"
+}
+
+# nodes_sum TAG VALUE: VALUE summed over the nodes, each giving its own.
+nodes_sum() {
+	local p n sum="${2:-0}"
+
+	echo "$sum" >"$WWW/value-$1"
+	barrier "sum-$1" || return 1
+	for p in $(peers); do
+		n=$(wget -q -O - "$(peer_url "$p" "value-$1")") || return 1
+		sum=$((sum + ${n:-0}))
+	done
+	echo "$1 summed over the nodes: $sum" >&2
+	echo "$sum"
+}
+
+# convert_round DOMAIN TAG ARGS...: lock caching with conversions, some
+# locks converted down (on some node: a node may have too few).
+convert_round() {
+	local rc=0 sum
+
+	cached_round "$@" --convert || rc=1
+	sum=$(nodes_sum "$2" "$(sed -n 's/^converted: //p' "/tmp/out-$2")") || rc=1
+	[ "$rc" -eq 0 ] && [ "$sum" -gt 0 ]
+}
+
+# async_round DOMAIN: lock caching on 6 named ALock locks of DOMAIN with
+# asynchronous requests, some cancelled. A node whose few requests were
+# all granted before their cancels is no fault: the cancels are counted
+# over the cluster. Its counters are those of tag "async".
+async_round() {
+	local rc=0 sum
+
+	cached_round "$1" async --async --threads 4 \
+		--duration $((2 * TORTURE_MS)) --locks 6 --local 50 || rc=1
+	sum=$(nodes_sum async "$(sed -n 's/^cancelled: //p' /tmp/out-async)") || rc=1
+	[ "$rc" -eq 0 ] && [ "$sum" -gt 0 ]
+}
+
+# gap_round DOMAIN: on ShiftLock's named locks of DOMAIN, conversions that
+# let go are caught: violations, summed over the nodes, in one round or,
+# where a slow guest converted too few locks to see one, in up to two
+# more (every node sees the same sums). The negative control of
+# convert_round.
+gap_round() {
+	local i=0 out sum=0
+
+	while [ "$i" -lt 3 ] && [ "$sum" -eq 0 ]; do
+		out=$(torture_round "$1" "gap$i" --convert-gap --threads 4 \
+			--duration $((2 * TORTURE_MS)) --locks 6 --local 50 --read 50 2>&1)
+		echo "$out" >&2
+		sum=$(nodes_sum "gap$i" "$(echo "$out" | sed -n 's/^violations: //p')") ||
+			return 1
+		i=$((i + 1))
+	done
+	[ "$sum" -gt 0 ]
+}
+
+# set_idle MS: a node references a name its handles no longer use for MS
+# more (module parameter names_idle_ms); a name nobody references loses
+# its slot, and its LVB with it.
+set_idle() { echo "$1" >/sys/module/rdmalock/parameters/names_idle_ms; }
+
+# Lock values: rdmalockctl lock --value prints
+#   value: token T, lvb valid: TEXT  (or "lvb not valid: TEXT")
+token_of() { sed -n 's/^value: token \([0-9]*\),.*/\1/p'; }
+
+# value_after DOMAIN ID FILE LINE [LOCK-OPTIONS...]: an exclusive lock of
+# ID prints a value line that is LINE (a grep pattern), with a token
+# above the one in FILE.
+value_after() {
+	local dom="$1" id="$2" line="$4" out t t0
+
+	t0=$(cat "$3")
+	shift 4
+	out=$(rdmalockctl lock "$dom" "$id" --value "$@" -- true) || return 1
+	echo "$out" >&2
+	t=$(echo "$out" | token_of)
+	echo "token before $t0, now $t" >&2
+	echo "$out" | grep -qx "$line" && [ -n "$t0" ] && [ "$t" -gt "$t0" ]
+}
+
 # counters_exact DOMAIN TAG LOCKS: every lock homed here has a guarded
 # counter equal to its acquisitions summed over every node's published
 # counts (nodes in VMTEST_GONE are not asked).

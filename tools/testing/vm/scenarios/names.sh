@@ -83,7 +83,6 @@
 # Past the node lease (4 s), the heartbeat timeout (5 s) and a margin.
 CUT_S=15
 [ ! -e "$KMEMLEAK" ] || CUT_S=25
-IDLE_PARAM=/sys/module/rdmalock/parameters/names_idle_ms
 n=$(num_nodes)
 victim=$((n - 1))
 
@@ -158,8 +157,6 @@ used_here_is() {
 	[ "${s%% *}" -eq "$2" ]
 }
 
-set_idle() { echo "$1" >$IDLE_PARAM; }
-
 # sample_caches: the sample client, on a lock homed on the next node,
 # keeps it with one handle and asks for it asynchronously with another:
 # without queueing, refused at once (EAGAIN); without queueing but asking
@@ -223,8 +220,6 @@ restart_ids() {
 		retry 60 domain_up nm-ids
 }
 
-token_of() { sed -n 's/^value: token \([0-9]*\),.*/\1/p'; }
-
 # lvb_seen: id 1's LVB, "hello", read by a shared grant (no token), and
 # two exclusive grants' tokens, one apart.
 lvb_seen() {
@@ -237,19 +232,6 @@ lvb_seen() {
 	t2=$(ctl lock nm-named 1 --value -- true | token_of)
 	echo "tokens $t1, $t2" >&2
 	[ -n "$t1" ] && [ "$t2" = "$((t1 + 1))" ]
-}
-
-# value_after ID FILE LINE: an exclusive lock of ID prints a value line
-# that is LINE (a grep pattern), with a token above the one in FILE.
-value_after() {
-	local out t t0
-
-	t0=$(cat "$2")
-	out=$(ctl lock nm-named "$1" --value -- true) || return 1
-	echo "$out" >&2
-	t=$(echo "$out" | token_of)
-	echo "token before $t0, now $t" >&2
-	echo "$out" | grep -qx "$3" && [ -n "$t0" ] && [ "$t" -gt "$t0" ]
 }
 
 lvb_valid_again() {
@@ -346,44 +328,6 @@ pool_round() {
 	fi
 }
 
-# torture_pair ROUND WHAT DOMAIN TAG LOCKS ARGS...: a round of ROUND
-# (torture_round or cached_round), which checks WHAT, then its counters.
-torture_pair() {
-	local round="$1" what="$2" dom="$3" tag="$4" locks="$5" kind=torture
-
-	shift 5
-	[ "$round" = torture_round ] || kind="caching torture"
-	tap_check "$dom $kind on $locks named locks: $what" \
-		"$round" "$dom" "$tag" --threads 4 --duration "$TORTURE_MS" \
-		--locks "$locks" "$@"
-	tap_check "$dom $kind on $locks named locks: counters exact" \
-		counters_exact "$dom" "$tag" "$locks"
-}
-
-# nodes_sum TAG VALUE: VALUE summed over the nodes, each giving its own.
-nodes_sum() {
-	local p n sum="${2:-0}"
-
-	echo "$sum" >"$WWW/value-$1"
-	barrier "sum-$1" || return 1
-	for p in $(peers); do
-		n=$(wget -q -O - "$(peer_url "$p" "value-$1")") || return 1
-		sum=$((sum + ${n:-0}))
-	done
-	echo "$1 summed over the nodes: $sum" >&2
-	echo "$sum"
-}
-
-# convert_round DOMAIN TAG ARGS...: lock caching with conversions, some
-# locks converted down (on some node: a node may have too few).
-convert_round() {
-	local rc=0 sum
-
-	cached_round "$@" --convert || rc=1
-	sum=$(nodes_sum "$2" "$(sed -n 's/^converted: //p' "/tmp/out-$2")") || rc=1
-	[ "$rc" -eq 0 ] && [ "$sum" -gt 0 ]
-}
-
 # session_ask LINE: the session on fd 7 is given LINE, whose answer
 # session_answer awaits.
 session_ask() {
@@ -403,23 +347,6 @@ session_answer() {
 
 # session_says LINE ANSWER: the session runs LINE, and answers ANSWER.
 session_says() { session_ask "$1" && session_answer "$2"; }
-
-# gap_round: conversions that let go are caught: violations, summed over
-# the nodes, in one round or, where a slow guest converted too few locks
-# to see one, in up to two more (every node sees the same sums).
-gap_round() {
-	local i=0 out sum=0
-
-	while [ "$i" -lt 3 ] && [ "$sum" -eq 0 ]; do
-		out=$(torture_round nm-shift "gap$i" --convert-gap --threads 4 \
-			--duration $((2 * TORTURE_MS)) --locks 6 --local 50 --read 50 2>&1)
-		echo "$out" >&2
-		sum=$(nodes_sum "gap$i" "$(echo "$out" | sed -n 's/^violations: //p')") ||
-			return 1
-		i=$((i + 1))
-	done
-	[ "$sum" -gt 0 ]
-}
 
 # pr_refused DOMAIN ID: a PR trylock of ID fails with EAGAIN.
 pr_refused() {
@@ -517,25 +444,6 @@ name_refused() {
 			"error: Invalid argument"
 }
 
-# async_round: lock caching with asynchronous requests, some cancelled.
-# A node whose few requests were all granted before their cancels is no
-# fault: the cancels are counted over the cluster.
-async_round() {
-	local rc=0 p c total
-
-	cached_round nm-alock async --async --threads 4 \
-		--duration $((2 * TORTURE_MS)) --locks 6 --local 50 || rc=1
-	cp /tmp/out-async "$WWW/out-async"
-	barrier published-async || return 1
-	total=$(sed -n 's/^cancelled: //p' /tmp/out-async)
-	for p in $(peers); do
-		c=$(wget -q -O - "$(peer_url "$p" "out-async")" |
-			sed -n 's/^cancelled: //p')
-		total=$((${total:-0} + ${c:-0}))
-	done
-	echo "cancelled in the cluster: $total" >&2
-	[ "$rc" -eq 0 ] && [ "$total" -gt 0 ]
-}
 
 
 
@@ -607,7 +515,8 @@ torture_pair cached_round "no violation, callbacks heard" nm-alock cache-alock 6
 	--local 50
 torture_pair cached_round "no violation, callbacks heard" nm-shift cache-shift 6 \
 	--local 50 --read 50
-tap_check "caching torture with async requests: no violation, some cancelled in the cluster" async_round
+tap_check "caching torture with async requests: no violation, some cancelled in the cluster" \
+	async_round nm-alock
 tap_check "caching torture with async requests: counters exact" \
 	counters_exact nm-alock async 6
 tap_check "with the callbacks ignored, requests for kept locks time out" \
@@ -628,7 +537,8 @@ barrier pool-done 300
 tap_check "nm-pool destroyed" ctl domain destroy nm-pool
 torture_pair convert_round "no violation, callbacks heard, locks converted down" \
 	nm-shift convert 6 --local 50 --read 50 --duration $((2 * TORTURE_MS))
-tap_check "conversions that let go a moment let writers in: violations" gap_round
+tap_check "conversions that let go a moment let writers in: violations" \
+	gap_round nm-shift
 
 # Conversions of nm-shift's id 20 (homed on the last node) by node 0's
 # session, probed by the others.
@@ -741,7 +651,7 @@ tap_check "after the cut, every node is back in full views" retry 90 all_up
 barrier after-cut
 [ "$VMTEST_NODE" -ne 0 ] ||
 	tap_check "a name homed on the node that came back is resolved anew" \
-		value_after 1 /tmp/token-before-cut 'value: token [0-9]*, lvb valid: '
+		value_after nm-named 1 /tmp/token-before-cut 'value: token [0-9]*, lvb valid: '
 barrier resolved-anew
 
 tap_check "the sample client caches a lock until its blocking callback" sample_caches
@@ -800,7 +710,7 @@ tap_check "the client heard recover_prep, recover_slot, recover_done in order" \
 if [ "$VMTEST_NODE" -eq 0 ]; then
 	tap_check "the view change freed the dead node's slot" used_here_is nm-named 0
 	tap_check "the dead holder's LVB is not valid, the next token higher" \
-		value_after 4 /tmp/doomed-token \
+		value_after nm-named 4 /tmp/doomed-token \
 		'value: token [0-9]*, lvb not valid: doomed-before'
 	tap_check "the next exclusive write-back makes it valid again" lvb_valid_again
 fi
