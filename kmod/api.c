@@ -47,17 +47,23 @@ static struct rdmalock_names *rdmalock_lock_names(const struct rdmalock_lock *lk
 /*
  * Points @lk at a new resolution of @name, giving back the old one. An
  * answer that met a view change (a home not yet reset refuses with
- * -ENOTCONN) is asked again once the view is open here.
+ * -ENOTCONN) is asked again once the view is open here, within @how (a
+ * lock call's; NULL for a handle's set-up) and RDMALOCK_NAMES_VIEW_WAIT_MS.
  */
 static int rdmalock_lock_resolve(struct rdmalock_lock *lk, const void *name,
-				 u32 len)
+				 u32 len, const struct rdmalock_how *how)
 {
+	struct rdmalock_how wait = how ? *how : (struct rdmalock_how){ .killable = true };
 	unsigned long deadline = jiffies + msecs_to_jiffies(RDMALOCK_NAMES_VIEW_WAIT_MS);
 	struct rdmalock_lockspace *ls = lk->dom->ls;
 	struct rdmalock_name *ent;
 	bool was_open;
 	int ret, gen;
 
+	if (!wait.timed || time_before(deadline, wait.deadline)) {
+		wait.deadline = deadline;
+		wait.timed = true;
+	}
 	ret = rdmalock_domain_enter(lk->dom);
 	if (ret)
 		return ret;
@@ -66,8 +72,7 @@ static int rdmalock_lock_resolve(struct rdmalock_lock *lk, const void *name,
 		was_open = !rdmalock_gate_shut(ls);
 		ret = rdmalock_name_get(rdmalock_lock_names(lk), name, len, &ent);
 	} while (ret == -ENOTCONN &&
-		 rdmalock_gate_await_view(ls, gen, was_open,
-					  (long)(deadline - jiffies)));
+		 rdmalock_gate_await_view(ls, gen, was_open, &wait));
 	rdmalock_domain_leave(lk->dom);
 	if (ret)
 		return ret;
@@ -164,7 +169,7 @@ int rdmalock_lock_setup_name(struct rdmalock_lock *lk, struct rdmalock_domain *d
 	rdmalock_lock_init(lk, dom, 0);
 	if (!dom->ls->names)
 		return -EOPNOTSUPP;
-	return rdmalock_lock_resolve(lk, name, len);
+	return rdmalock_lock_resolve(lk, name, len, NULL);
 }
 
 /**
@@ -348,7 +353,8 @@ static int rdmalock_acquire_slot(struct rdmalock_lock *lk, unsigned int mode,
 	do {
 		ret = 0;
 		if (rdmalock_lock_stale(lk))
-			ret = rdmalock_lock_resolve(lk, lk->ent->name, lk->ent->len);
+			ret = rdmalock_lock_resolve(lk, lk->ent->name,
+						    lk->ent->len, how);
 		if (!ret)
 			ret = rdmalock_acquire_named(lk, mode, &named);
 	} while (ret == -ESTALE);

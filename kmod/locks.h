@@ -539,7 +539,7 @@ bool rdmalock_gate_shut(struct rdmalock_lockspace *ls);
 int rdmalock_gate_enter(struct rdmalock_lockspace *ls,
 			const struct rdmalock_how *how);
 bool rdmalock_gate_await_view(struct rdmalock_lockspace *ls, int gen,
-			      bool was_open, long timeout);
+			      bool was_open, const struct rdmalock_how *how);
 bool rdmalock_gate_try_enter(struct rdmalock_lockspace *ls);
 bool rdmalock_gate_try_enter_view(struct rdmalock_lockspace *ls, u64 view);
 void rdmalock_set_queue_view(struct rdmalock_lockspace *ls, u64 view);

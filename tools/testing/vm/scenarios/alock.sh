@@ -184,20 +184,7 @@ if [ "$CACHE_TESTS" -gt 0 ]; then
 		create_cache_domains
 	tap_check "every node of them is up" retry 60 cache_domains_up
 	barrier cache-up
-	torture_pair cached_round "no violation, callbacks heard" dom-cache cache 6 \
-		--local 50
-	torture_pair cached_round "no violation, callbacks heard" dom-cshift cache-shift 6 \
-		--local 50 --read 50
-	tap_check "caching torture with async requests: no violation, some cancelled in the cluster" \
-		async_round dom-cache
-	tap_check "caching torture with async requests: counters exact" \
-		counters_exact dom-cache async 6
-	torture_pair convert_round "no violation, callbacks heard, locks converted down" \
-		dom-cshift convert 6 --local 50 --read 50 --duration $((2 * TORTURE_MS))
-	tap_check "with the callbacks ignored, requests for kept locks time out" \
-		deaf_round dom-cache
-	tap_check "conversions that let go a moment let writers in: violations" \
-		gap_round dom-cshift
+	lockcache_rounds dom-cache dom-cshift
 fi
 if [ "$LVB_TESTS" -gt 0 ]; then
 	# Node 0 keeps referencing the name through the death: a name that

@@ -403,6 +403,27 @@ gap_round() {
 # its slot, and its LVB with it.
 set_idle() { echo "$1" >/sys/module/rdmalock/parameters/names_idle_ms; }
 
+# lockcache_rounds ALOCK-DOMAIN SHIFTLOCK-DOMAIN: the lock-caching
+# tortures on 6 named locks of each domain, ten checks: ALock's and
+# ShiftLock's caching rounds, asynchronous requests, conversions, and the
+# negative controls (callbacks ignored; conversions that let go).
+lockcache_rounds() {
+	torture_pair cached_round "no violation, callbacks heard" "$1" cache-alock 6 \
+		--local 50
+	torture_pair cached_round "no violation, callbacks heard" "$2" cache-shift 6 \
+		--local 50 --read 50
+	tap_check "caching torture with async requests: no violation, some cancelled in the cluster" \
+		async_round "$1"
+	tap_check "caching torture with async requests: counters exact" \
+		counters_exact "$1" async 6
+	torture_pair convert_round "no violation, callbacks heard, locks converted down" \
+		"$2" convert 6 --local 50 --read 50 --duration $((2 * TORTURE_MS))
+	tap_check "with the callbacks ignored, requests for kept locks time out" \
+		deaf_round "$1"
+	tap_check "conversions that let go a moment let writers in: violations" \
+		gap_round "$2"
+}
+
 # Lock values: rdmalockctl lock --value prints
 #   value: token T, lvb valid: TEXT  (or "lvb not valid: TEXT")
 token_of() { sed -n 's/^value: token \([0-9]*\),.*/\1/p'; }

@@ -511,16 +511,7 @@ barrier torture
 
 torture_pair torture_round "no violation" nm-alock alock-50 24 --local 50
 torture_pair torture_round "no violation" nm-shift shift-50 24 --local 50 --read 50
-torture_pair cached_round "no violation, callbacks heard" nm-alock cache-alock 6 \
-	--local 50
-torture_pair cached_round "no violation, callbacks heard" nm-shift cache-shift 6 \
-	--local 50 --read 50
-tap_check "caching torture with async requests: no violation, some cancelled in the cluster" \
-	async_round nm-alock
-tap_check "caching torture with async requests: counters exact" \
-	counters_exact nm-alock async 6
-tap_check "with the callbacks ignored, requests for kept locks time out" \
-	deaf_round nm-alock
+lockcache_rounds nm-alock nm-shift
 tap_check "nm-pool, 64 descriptors a node, created and up" pool_up
 barrier pool-up
 if [ "$VMTEST_NODE" -eq 0 ]; then
@@ -535,10 +526,6 @@ if [ "$VMTEST_NODE" -eq 0 ]; then
 fi
 barrier pool-done 300
 tap_check "nm-pool destroyed" ctl domain destroy nm-pool
-torture_pair convert_round "no violation, callbacks heard, locks converted down" \
-	nm-shift convert 6 --local 50 --read 50 --duration $((2 * TORTURE_MS))
-tap_check "conversions that let go a moment let writers in: violations" \
-	gap_round nm-shift
 
 # Conversions of nm-shift's id 20 (homed on the last node) by node 0's
 # session, probed by the others.
