@@ -428,6 +428,15 @@ lockcache_rounds() {
 #   value: token T, lvb valid: TEXT  (or "lvb not valid: TEXT")
 token_of() { sed -n 's/^value: token \([0-9]*\),.*/\1/p'; }
 
+# doomed_hold DOMAIN ID: hold ID exclusive, with an LVB ("doomed-after")
+# to write back at a release that never comes, for the holder dies; its
+# grant's token is published as doomed-token.
+doomed_hold() {
+	hold_lock doomed "$1" "$2" --lvb doomed-after
+	hold_started doomed 30 && token_of </tmp/hold-doomed.out >"$WWW/doomed-token" &&
+		[ -s "$WWW/doomed-token" ]
+}
+
 # value_after DOMAIN ID FILE LINE [LOCK-OPTIONS...]: an exclusive lock of
 # ID prints a value line that is LINE (a grep pattern), with a token
 # above the one in FILE.
