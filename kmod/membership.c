@@ -26,7 +26,8 @@
  * and acknowledges PREPARE only once the lease plus a margin has passed,
  * on its clock, since it last renewed one of them. Since any two quorums
  * share a node, a node left out has fenced itself before any member
- * resets a lock it may hold, and there is never a split brain. With the
+ * resets a lock it may hold, and there is never a split brain. A member
+ * with its lease skips the nodes that cannot hold (see may_hold). With the
  * lease off (node_lease_ms=0, for tests) there is no such guarantee.
  *
  * A member whose verb failed with its peers alive may have left a queue
@@ -62,6 +63,11 @@
 #define MB_PHASE_TIMEOUT_MS	10000
 /* A node left out for silence is not proposed again for this long. */
 #define MB_SUSPECT_MS		20000
+/*
+ * PREPARE waits this long at most for every member's connection to be up
+ * here: longer than the fabric's longest reconnect backoff (4 s).
+ */
+#define MB_CONNECT_WAIT_MS	5000
 /* &rdmalock_mb_msg.phase of a LEASE that renews (else it only tells the epoch). */
 #define MB_LEASE_RENEWS		1
 /* A member asks for a view change after a failed verb at most this often. */
@@ -109,6 +115,11 @@ struct rdmalock_mb_msg {
  * @view_connects: per node, the fabric's count of connections to it when
  *	the view was committed
  * @member: this node is a member of that view and has not fenced since
+ * @may_hold: the nodes that may hold locks, as far as this node knows:
+ *	the members of that view, and of every proposal since whose CLAIM
+ *	this node completed (its COMMIT, which needs this node's CLAIM
+ *	first, may have reached them). Meaningful only while this node is
+ *	a member with its lease: see rdmalock_mb_leased_out()
  * @seen: the highest epoch seen in any message
  * @view_changes: views committed
  * @fences: times this node fenced itself
@@ -164,6 +175,7 @@ struct rdmalock_membership {
 	unsigned long view_committed;
 	u32 view_connects[RDMALOCK_MAX_NODES];
 	bool member;
+	u32 may_hold;
 	u64 seen;
 	u64 view_changes;
 	u64 fences;
@@ -334,16 +346,27 @@ static bool rdmalock_mb_step_stale(void *arg)
  * Under @mb->lock: the nodes left out of @members whose lease, as this
  * node gave it, has not run out yet, and when the last of them runs out.
  * A node a cluster manager fenced has stopped already.
+ *
+ * A member with its lease skips the nodes outside @may_hold too: no view
+ * that left this node out can have reset since it committed its own (its
+ * members waited for this node's lease), so a node it has neither
+ * committed with nor claimed beside since holds nothing. That is a joiner
+ * whose proposal was given up before its CLAIM: its lease, renewed by
+ * that proposal, protects nothing, and waiting it out would stall the
+ * view change for a whole lease and ask to fence a node that never held.
+ * A node that is not such a member cannot tell, and waits for every one.
  */
 static u32 rdmalock_mb_leased_out(struct rdmalock_membership *mb, u32 members,
 				  unsigned long *until)
 {
-	u32 set = 0, i;
+	u32 skip = members | mb->fenced, set = 0, i;
 	unsigned long t;
 
+	if (mb->member && rdmalock_mb_leased(mb))
+		skip |= ~mb->may_hold;
 	*until = jiffies;
 	for (i = 0; i < mb->num_nodes; i++) {
-		if ((members | mb->fenced) & BIT(i))
+		if (skip & BIT(i))
 			continue;
 		t = mb->renewed_to[i] + mb->lease +
 		    msecs_to_jiffies(RDMALOCK_LEASE_MARGIN_MS);
@@ -375,7 +398,31 @@ static void rdmalock_mb_ask_fence(struct rdmalock_membership *mb, u32 node,
 }
 
 /*
- * PREPARE: no call of this node is inside the gate any more, and every
+ * Before PREPARE is acknowledged: every member's connection up here, or
+ * MB_CONNECT_WAIT_MS gone. The acknowledgment tells the coordinator which
+ * members this node sees, and it leaves out of the view, for
+ * MB_SUSPECT_MS, a member that not all see. A node that has just come
+ * (back) is proposed as soon as the coordinator sees it, while the other
+ * members' connections to it are still coming up: without this wait it
+ * would be left out for nothing, and the view changed twice more.
+ */
+static void rdmalock_mb_await_members(struct rdmalock_membership *mb,
+				      struct rdmalock_mb_step_ctx *c,
+				      u32 members)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(MB_CONNECT_WAIT_MS);
+
+	/* The fabric tells nobody when a node comes up: look each tick. */
+	while ((rdmalock_mb_up(mb) & members) != members &&
+	       time_before(jiffies, end) &&
+	       !wait_event_timeout(mb->wq, rdmalock_mb_step_stale(c),
+				   msecs_to_jiffies(MB_TICK_MS)))
+		;
+}
+
+/*
+ * PREPARE: no call of this node is inside the gate any more, every member
+ * is up here or given its time (rdmalock_mb_await_members()), and every
  * node the proposal leaves out has lost the lease this node gave it, or
  * was fenced by a cluster manager, which is asked to.
  */
@@ -391,6 +438,7 @@ static bool rdmalock_mb_prepare(struct rdmalock_membership *mb,
 	if (!rdmalock_recovery_quiesce(mb->ls, rdmalock_mb_step_stale, c))
 		return false;
 	rdmalock_view_client_prep(mb->vc);
+	rdmalock_mb_await_members(mb, c, members);
 	for (;;) {
 		spin_lock_bh(&mb->lock);
 		waiting = mb->lease ? rdmalock_mb_leased_out(mb, members, &until) : 0;
@@ -458,6 +506,7 @@ static bool rdmalock_mb_commit(struct rdmalock_membership *mb,
 	mb->view_committed = jiffies;
 	memcpy(mb->view_connects, connects, sizeof(connects));
 	mb->member = true;
+	mb->may_hold = members;
 	mb->view_changes++;
 	mb->fenced &= ~members;
 	rdmalock_gate_set(mb->ls, RDMALOCK_GATE_OPEN, members);
@@ -507,8 +556,10 @@ static bool rdmalock_mb_do_phase(struct rdmalock_membership *mb,
 	if (ok && phase == MB_RESET)
 		mb->want_pending = false;
 	/* Claimed: the queues are this view's, whatever peers ask of them. */
-	if (ok && phase == MB_CLAIM)
+	if (ok && phase == MB_CLAIM) {
 		rdmalock_set_queue_view(mb->ls, c->epoch);
+		mb->may_hold |= members;
+	}
 	spin_unlock_bh(&mb->lock);
 	if (ok)
 		trace_rdmalock_view_phase(mb->name, c->epoch, c->coord, phase);
@@ -1095,9 +1146,14 @@ int rdmalock_membership_create(struct rdmalock_fabric *fabric,
 	mb->lease = msecs_to_jiffies(lease_ms);
 	spin_lock_init(&mb->lock);
 	init_waitqueue_head(&mb->wq);
+	/*
+	 * Renewed by nobody, and renewed nobody: a domain just created waits
+	 * for no lease, and asks to fence no node that is not up yet.
+	 */
 	for (i = 0; i < RDMALOCK_MAX_NODES; i++) {
 		mb->renewed_by[i] = jiffies - mb->lease - 1;
-		mb->renewed_to[i] = jiffies - mb->lease - 1;
+		mb->renewed_to[i] = jiffies - mb->lease -
+				    msecs_to_jiffies(RDMALOCK_LEASE_MARGIN_MS) - 1;
 		mb->suspect_until[i] = jiffies;
 	}
 	mb->lease_sent = jiffies - mb->lease;

@@ -101,6 +101,8 @@ byte fp[N], pmem[N], want[N], done[N];
 bit poisoned[N], stepq[N];
 byte vprop[N], vmem[N];
 bit member[N];
+/* may_hold: the view's members and those of proposals claimed since */
+byte mayhold[N];
 byte gate[N];
 byte seen[N];
 byte cprop[N], cmem[N], cphase[N], cacked[N], cup[N * N];
@@ -132,8 +134,20 @@ bit held[N];
 #define RBSET(n)	(B(n) | (rb[(n) * N] < L) | ((rb[(n) * N + 1] < L) << 1) | \
 			 ((rb[(n) * N + 2] < L) << 2))
 #define LEASED(n)	QUORUM(RBSET(n))
-/* rdmalock_mb_leased_out() != 0: a node left out of m may still hold its lease. */
-#define OUTW(n, m, j)	(!((m) & B(j)) && rt[(n) * N + (j)] < CAP)
+/*
+ * rdmalock_mb_leased_out() != 0: a node left out of m may still hold its
+ * lease, and may hold locks as far as n can tell: a member with its lease
+ * skips the nodes outside may_hold. -DMAYHOLD_UNLEASED trusts may_hold
+ * without that condition.
+ */
+#ifdef MAYHOLD_UNLEASED
+#define KNOWS(n)	1
+#else
+#define KNOWS(n)	(member[n] && LEASED(n))
+#endif
+#define OUTW(n, m, j) \
+	(!((m) & B(j)) && rt[(n) * N + (j)] < CAP && \
+	 (!KNOWS(n) || (mayhold[n] & B(j))))
 #define WAITS(n, m)	(LEASE_ON && (OUTW(n, m, 0) || OUTW(n, m, 1) || OUTW(n, m, 2)))
 /*
  * Time moves only while a member's PREPARE waits for it, unless
@@ -387,6 +401,7 @@ inline commit(mi)
 	vprop[mi] = fp[mi];
 	vmem[mi] = pmem[mi];
 	member[mi] = 1;
+	mayhold[mi] = pmem[mi];
 	gate[mi] = G_OPEN;
 	j = 0;
 	do
@@ -417,7 +432,7 @@ inline step(ti)
 				:: ti == HOME -> lk = 0	/* rdmalock_recovery_reset() */
 				:: else
 				fi
-			:: want[ti] == CLAIM -> claim(ti)
+			:: want[ti] == CLAIM -> claim(ti); mayhold[ti] = mayhold[ti] | pmem[ti]
 			:: want[ti] == COMMIT -> commit(ti)
 			fi;
 			done[ti] = want[ti]
@@ -590,6 +605,7 @@ init {
 			vprop[n] = PID(1, 0);
 			vmem[n] = ALL;
 			member[n] = 1;
+			mayhold[n] = ALL;
 			gate[n] = G_OPEN;
 			seen[n] = 1;
 			if

@@ -36,6 +36,13 @@
 #    holder above. Node 0's holder keeps its lock through the view change
 #    (its unlock returns 0) and node 1, restarted by it, is granted the
 #    lock once node 0 lets go;
+#  - joining: the survivors form dom-join, then the victim creates it
+#    with its connection from node 1 offered 8 s late (debug kernel:
+#    fault injection), more than PREPARE waits for every member to be up
+#    (5 s). Its proposal is given up before its CLAIM and the survivors
+#    commit their view again, without waiting out the victim's lease,
+#    which that proposal renewed: nobody is asked to fence it. Then the
+#    same with dom-fence and 2 s: the victim joins in one view change;
 #  - a cluster manager that fences: dom-fence (alock) is created with a
 #    node lease of 60 s, and node 2 holds a lock of it too when it powers
 #    off. The survivors run a "cluster manager" on the device's uevents:
@@ -367,16 +374,128 @@ overflow_resets() {
 	tap_check "dom-wrap destroyed" timeout 60 rdmalockctl domain destroy dom-wrap
 }
 
-# (f) The cluster manager's domain, with a long node lease.
+# (f) Joining. The coordinator proposes a node as soon as it sees it up,
+# while the others' connections to it may still be coming up. The
+# survivors form dom-join and dom-fence first; the victim then creates
+# each with its connection to node 1 offered late (fault delay_ready, on
+# the debug kernel): dom-join's by JOIN_LATE_MS, longer than a member's
+# PREPARE waits for the others to be up, so that the proposal is given up
+# before its CLAIM; dom-fence's by FENCE_LATE_MS, shorter, so that the
+# victim joins at the first proposal. The stock kernel cannot hold the
+# connection back: the checks that need it say SKIP there.
+JOIN_LATE_MS=8000
+FENCE_LATE_MS=2000
+late_skip=
+[ -e "$KMEMLEAK" ] || late_skip=" # SKIP the connection is not held back: no fault injection"
+
+# ready_late MS: the next connection from node 1 is offered MS late here.
+ready_late() {
+	[ -z "$late_skip" ] || return 0
+	injected delay_ready >/tmp/late-injected &&
+		fault delay_ready nodes=2 delay_ms="$1" interval=1 times=1 verbose=0 \
+			probability=100
+}
+
+late_injected() { [ "$(injected delay_ready)" -gt "$(cat /tmp/late-injected)" ]; }
+
+# was_late: it was, and the fault is off again.
+was_late() {
+	local rc=0
+
+	[ -z "$late_skip" ] || return 0
+	retry 30 late_injected || rc=1
+	faults_off && [ "$rc" -eq 0 ]
+}
+
+create_join() {
+	ctl domain create dom-join --node-id "$VMTEST_NODE" --nodes "$VMTEST_NODES" \
+		--key-file "$(key_file)" --algo alock --port 7211 --locks-per-node 8
+}
+
+# The cluster manager's domain, with a long node lease.
 create_fence() {
 	create_with_param node_lease_ms $FENCE_LEASE_MS dom-fence alock 7209 16 &&
 		view_line dom-fence | tee /dev/stderr | grep -q "lease $FENCE_LEASE_MS ms"
 }
 
+# survivors_form DOMAIN CREATE-FN: on a survivor, DOMAIN created and its
+# view that of the survivors; its view changes counted from there.
+survivors_form() {
+	$2 && retry 60 view_is "$1" "$SURVIVORS" && count_view_changes "$1" formed
+}
+
+# victim_joins DOMAIN MS CREATE-FN: on the victim, once the survivors
+# have formed DOMAIN, CREATE-FN with its connection to node 1 MS late.
+victim_joins() {
+	local rc=0
+
+	barrier "formed-$1" || return 1
+	ready_late "$2" || return 1
+	$3 || rc=1
+	was_late && [ "$rc" -eq 0 ]
+}
+
+# given_up: dom-join's view, the survivors', committed once more here:
+# the proposal with the victim was given up.
+given_up() {
+	[ -z "$late_skip" ] || return 0
+	retry 30 view_changes_since dom-join formed 1 && view_is dom-join "$SURVIVORS"
+}
+
+# not_fenced DOMAIN: no survivor was asked to fence the victim for DOMAIN.
+not_fenced() {
+	touch /tmp/fence-events && cat /tmp/fence-events >&2 &&
+		! grep -q "^$1 $victim " /tmp/fence-events
+}
+
+# views_committed DOMAIN N: this node committed N views of DOMAIN.
+views_committed() {
+	local line
+
+	line=$(view_line "$1") || return 1
+	echo "$1: $line" >&2
+	[ "$(echo "$line" | view_changes_of)" -eq "$2" ]
+}
+
+joining() {
+	if is_victim; then
+		tap_check "dom-join (alock): created, the connection from node 1 offered $((JOIN_LATE_MS / 1000)) s late$late_skip" \
+			victim_joins dom-join $JOIN_LATE_MS create_join
+	else
+		fence_manager
+		tap_check "dom-join (alock): created; the view is $SURVIVORS" \
+			survivors_form dom-join create_join
+		barrier formed-dom-join
+		tap_check "dom-join: node $victim's proposal given up before its CLAIM, the view $SURVIVORS committed once more$late_skip" \
+			given_up
+		tap_check "dom-join: nobody was asked to fence node $victim, which never held" \
+			not_fenced dom-join
+	fi
+	barrier join-judged 120
+	tap_check "dom-join destroyed" timeout 60 rdmalockctl domain destroy dom-join
+	if is_victim; then
+		tap_check "dom-fence (alock): created with node_lease_ms $FENCE_LEASE_MS, the connection from node 1 offered $((FENCE_LATE_MS / 1000)) s late$late_skip" \
+			victim_joins dom-fence $FENCE_LATE_MS create_fence
+	else
+		tap_check "dom-fence (alock): created with node_lease_ms $FENCE_LEASE_MS; the view is $SURVIVORS" \
+			survivors_form dom-fence create_fence
+		barrier formed-dom-fence
+	fi
+	tap_check "dom-fence: every node up, full view" retry 60 fence_up
+	if is_victim; then
+		tap_check "dom-fence: node $victim joined in one view change" \
+			views_committed dom-fence 1
+	else
+		tap_check "dom-fence: node $victim joined in one view change" \
+			view_changes_since dom-fence formed 1
+	fi
+}
+
 fence_up() { domain_up dom-fence && view_full dom-fence; }
 
-# fence_manager: a cluster manager on this node's uevents. The victim is
-# powered off already when it is asked: it acknowledges at once.
+# fence_manager: a cluster manager on this node's uevents, from dom-join
+# on. The only node it should be asked to fence is the victim, powered
+# off already by then: it acknowledges at once.
 fence_manager() {
 	# shellcheck disable=SC2016 # expanded by the handler's shell
 	uevent sh -c '[ "$RDMALOCK_EVENT" = fence ] || exit 0
@@ -530,7 +649,6 @@ dead_holder() {
 	local algo
 
 	barrier c-held
-	fence_manager
 	for algo in $ALGOS fence; do
 		wait_lock "c-dom-$algo" "dom-$algo" $DEATH_LOCK 120 "$victim"
 	done
@@ -567,16 +685,17 @@ dead_holder() {
 # The plan: setup 3; the overflow reset 6; slow holders 3 per algorithm;
 # the cut 5 per algorithm on the victim, 1 on a survivor, then 3 on every
 # node; the control 5 on the victim, 3 on a survivor, and 1 per
-# algorithm; dom-fence 2; the queued waiter 2 per algorithm on node 0, 1
-# on node 1; the death 1 per algorithm and 1 on the victim, and 1 + 6 per
-# algorithm + 2 and 2 at the end on a survivor.
+# algorithm; joining 5 on the victim, 7 on a survivor; the queued waiter
+# 2 per algorithm on node 0, 1 on node 1; the death 1 per algorithm and 1
+# on the victim, and 1 + 6 per algorithm + 2 and 2 at the end on a
+# survivor.
 F=$FUNCTIONAL
 if is_victim; then
-	tap_plan $((3 + 6 + F * 3 * A + 5 * A + 3 * A + F * (5 + A) + 2 + A + 1))
+	tap_plan $((3 + 6 + F * 3 * A + 5 * A + 3 * A + F * (5 + A) + 5 + A + 1))
 elif [ "$VMTEST_NODE" -eq 0 ]; then
-	tap_plan $((3 + 6 + F * 3 * A + A + 3 * A + F * (3 + A) + 2 + 2 * A + 1 + 6 * A + 2 + 2))
+	tap_plan $((3 + 6 + F * 3 * A + A + 3 * A + F * (3 + A) + 7 + 2 * A + 1 + 6 * A + 2 + 2))
 else
-	tap_plan $((3 + 6 + F * 3 * A + A + 3 * A + F * (3 + A) + 2 + A + 1 + 6 * A + 2 + 2))
+	tap_plan $((3 + 6 + F * 3 * A + A + 3 * A + F * (3 + A) + 7 + A + 1 + 6 * A + 2 + 2))
 fi
 kmemleak_forget
 tap_check "rdmalock.ko loads" load_rdmalock
@@ -595,8 +714,7 @@ if [ "$FUNCTIONAL" -eq 1 ]; then
 	barrier control
 	negative_control
 fi
-tap_check "dom-fence (alock) created with node_lease_ms $FENCE_LEASE_MS" create_fence
-tap_check "dom-fence: every node up, full view" retry 60 fence_up
+joining
 queue_behind_victim
 barrier death
 if is_victim; then
