@@ -27,7 +27,8 @@
  *             silence by its heartbeat timeout. Either way the connection
  *             goes down on both sides and is made again.)
  * fail_alloc  A message buffer, or a synchronous verb's bounce buffer,
- *             cannot be allocated.
+ *             cannot be allocated; with verb recv, nor can a job for a
+ *             received request beyond its writer's own (ShiftLock).
  * delay_ready A connection's atomics probe takes delay_ms longer, as on
  *             a slow responder: the connection is up, and its peer may be
  *             ready, for that long before it is offered to users here.

@@ -106,12 +106,14 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/bitmap.h>
 #include <linux/delay.h>
 #include <linux/ktime.h>
 #include <linux/mempool.h>
 #include <linux/mutex.h>
 #include <linux/slab.h>
 
+#include "fabric-fault.h"
 #include "locks.h"
 #include "rdmalock-pri.h"
 #include "rdmalock_trace.h"
@@ -125,7 +127,7 @@
 
 /* Locks homed here whose words the home node changes one at a time. */
 #define SL_HOME_LOCKS		256
-/* Requests of other nodes' writers the home node can take without memory. */
+/* Requests beyond one per writer the home node can take without memory. */
 #define SL_JOB_RESERVE		64
 
 /**
@@ -181,14 +183,22 @@ struct rdmalock_sl {
  * @home_lock: one change at a time by this home node to the word of a
  *	lock homed here (a reset, a writer's request), by slot modulo
  *	%SL_HOME_LOCKS
- * @jobs: the home node's requests from other nodes, made in softirq
- *	context: a reserve serves them when the allocator has nothing
+ * @slots: the home node's jobs for other nodes' writers, one per node and
+ *	descriptor (indexed node * descs + descriptor): a writer has one
+ *	request at a time, which so never waits for memory in the softirq
+ *	context its message comes in
+ * @slot_busy: which of @slots are queued or running, a bit each
+ * @jobs: the other requests (a reset asked for in lease mode, or a
+ *	writer's request that comes while its request of an earlier view is
+ *	still queued): a reserve serves them when the allocator has nothing
  */
 struct rdmalock_sl_ls {
 	u64 lease;
 	u32 writer_batch;
 	u32 writer_cas;
 	u64 *guess;
+	struct rdmalock_sl_job *slots;
+	unsigned long *slot_busy;
 	mempool_t *jobs;
 	struct mutex home_lock[SL_HOME_LOCKS]; /* see above */
 };
@@ -209,6 +219,7 @@ struct rdmalock_sl_job {
 	struct rdmalock_lockspace *ls;
 	u32 from;
 	u8 type;
+	bool slot;
 	struct rdmalock_sl_msg m;
 };
 
@@ -822,6 +833,44 @@ static void rdmalock_sl_finish(struct rdmalock_lockspace *ls, u32 from, u8 type,
 		ls->want_view_change(ls->view_ctx);
 }
 
+/*
+ * A job for a request from node @from: its writer's own slot, free unless
+ * a request of an earlier view is still queued in it, else the pool.
+ */
+static struct rdmalock_sl_job *rdmalock_sl_job_get(struct rdmalock_lockspace *ls,
+						   u32 from, u8 type,
+						   const struct rdmalock_sl_msg *m)
+{
+	struct rdmalock_sl_ls *sls = sl_ls(ls);
+	struct rdmalock_sl_job *job;
+	size_t i;
+
+	/* A reset's descriptor field is not a writer's; a request's is checked. */
+	if (type != SL_MSG_RESET) {
+		i = (size_t)from * ls->descs + be32_to_cpu(m->desc);
+		if (!test_and_set_bit_lock(i, sls->slot_busy)) {
+			job = &sls->slots[i];
+			job->slot = true;
+			return job;
+		}
+	}
+	job = rdmalock_fault_alloc(NULL, from, RDMALOCK_VERB_RECV, type) ? NULL :
+	      mempool_alloc(sls->jobs, GFP_ATOMIC);
+	if (job)
+		job->slot = false;
+	return job;
+}
+
+static void rdmalock_sl_job_put(struct rdmalock_sl_job *job)
+{
+	struct rdmalock_sl_ls *sls = sl_ls(job->ls);
+
+	if (job->slot)
+		clear_bit_unlock(job - sls->slots, sls->slot_busy);
+	else
+		mempool_free(job, sls->jobs);
+}
+
 static void rdmalock_sl_job_fn(struct work_struct *work)
 {
 	struct rdmalock_sl_job *job = container_of(work, struct rdmalock_sl_job,
@@ -833,7 +882,7 @@ static void rdmalock_sl_job_fn(struct work_struct *work)
 			rdmalock_sl_reset(ls, job->from, &job->m);
 		else
 			rdmalock_sl_finish(ls, job->from, job->type, &job->m);
-		mempool_free(job, sl_ls(ls)->jobs);
+		rdmalock_sl_job_put(job);
 		return;
 	}
 	/*
@@ -847,19 +896,22 @@ static void rdmalock_sl_job_fn(struct work_struct *work)
 			rdmalock_sl_finish(ls, job->from, job->type, &job->m);
 		rdmalock_gate_leave(ls);
 	}
-	mempool_free(job, sl_ls(ls)->jobs);
+	rdmalock_sl_job_put(job);
 }
 
 /* Messages arrive in softirq context; verbs that sleep run from @ls->wq. */
 static void rdmalock_sl_job_queue(struct rdmalock_lockspace *ls, u32 from,
 				  u8 type, const struct rdmalock_sl_msg *m)
 {
-	struct rdmalock_sl_job *job = mempool_alloc(sl_ls(ls)->jobs, GFP_ATOMIC);
+	struct rdmalock_sl_job *job = rdmalock_sl_job_get(ls, from, type, m);
 	unsigned long flags;
 
 	if (!job) {
 		pr_err_ratelimited("%s: node %u: ShiftLock request %u dropped: no memory\n",
 				   ls->name, from, type);
+		/* Its writer waits for an answer only a view change now gives. */
+		if (ls->gated && ls->want_view_change)
+			ls->want_view_change(ls->view_ctx);
 		return;
 	}
 	INIT_WORK(&job->work, rdmalock_sl_job_fn);
@@ -869,7 +921,7 @@ static void rdmalock_sl_job_queue(struct rdmalock_lockspace *ls, u32 from,
 	job->m = *m;
 	spin_lock_irqsave(&ls->stop_lock, flags);
 	if (ls->stopping)
-		mempool_free(job, sl_ls(ls)->jobs);
+		rdmalock_sl_job_put(job);
 	else
 		queue_work(ls->wq, &job->work);
 	spin_unlock_irqrestore(&ls->stop_lock, flags);
@@ -1637,9 +1689,12 @@ static int rdmalock_sl_attach(struct rdmalock_lockspace *ls)
 
 	sls->guess = kvcalloc((size_t)ls->num_nodes * ls->locks_per_node,
 			      sizeof(*sls->guess), GFP_KERNEL);
+	sls->slots = kvcalloc((size_t)ls->num_nodes * ls->descs,
+			      sizeof(*sls->slots), GFP_KERNEL);
+	sls->slot_busy = bitmap_zalloc(ls->num_nodes * ls->descs, GFP_KERNEL);
 	sls->jobs = mempool_create_kmalloc_pool(SL_JOB_RESERVE,
 						sizeof(struct rdmalock_sl_job));
-	if (!sls->guess || !sls->jobs)
+	if (!sls->guess || !sls->slots || !sls->slot_busy || !sls->jobs)
 		return -ENOMEM;
 	/*
 	 * Nothing may fail once a handler is set: the lockspace would be
@@ -1663,6 +1718,8 @@ static void rdmalock_sl_detach(struct rdmalock_lockspace *ls)
 	for (i = 0; i < SL_HOME_LOCKS; i++)
 		mutex_destroy(&sls->home_lock[i]);
 	mempool_destroy(sls->jobs);
+	bitmap_free(sls->slot_busy);
+	kvfree(sls->slots);
 	kvfree(sls->guess);
 }
 
