@@ -125,6 +125,9 @@ struct rdmalock_mb_msg {
  * @fences: times this node fenced itself
  * @renewed_by: per node, when it last renewed this node's lease
  * @renewed_to: per node, when this node last renewed its lease
+ * @renewed_here: the nodes this incarnation of the domain has renewed:
+ *	only those a cluster manager is asked to fence; the others are
+ *	waited for only because an earlier incarnation may have renewed them
  * @lease_sent: when this node last sent its leases
  * @c_epoch: as coordinator: the proposal under way, 0 for none
  * @c_members: its members
@@ -181,6 +184,7 @@ struct rdmalock_membership {
 	u64 fences;
 	unsigned long renewed_by[RDMALOCK_MAX_NODES];
 	unsigned long renewed_to[RDMALOCK_MAX_NODES];
+	u32 renewed_here;
 	unsigned long lease_sent;
 	u64 c_epoch;
 	u32 c_members;
@@ -301,6 +305,7 @@ static void rdmalock_mb_send(struct rdmalock_membership *mb, u32 node, u8 type,
 static void rdmalock_mb_renewing(struct rdmalock_membership *mb, u32 node)
 {
 	mb->renewed_to[node] = jiffies;
+	mb->renewed_here |= BIT(node);
 }
 
 /* Under @mb->lock: does this node still hold its lease? */
@@ -429,7 +434,7 @@ static void rdmalock_mb_await_members(struct rdmalock_membership *mb,
 static bool rdmalock_mb_prepare(struct rdmalock_membership *mb,
 				struct rdmalock_mb_step_ctx *c, u32 members)
 {
-	u32 waiting, gone, i, connects[RDMALOCK_MAX_NODES];
+	u32 waiting, here, gone, i, connects[RDMALOCK_MAX_NODES];
 	struct rdmalock_peer_status st;
 	bool asked = false;
 	unsigned long until;
@@ -439,15 +444,19 @@ static bool rdmalock_mb_prepare(struct rdmalock_membership *mb,
 		return false;
 	rdmalock_view_client_prep(mb->vc);
 	rdmalock_mb_await_members(mb, c, members);
+	/* Outdated meanwhile: ask no fence, disconnect nobody, for it. */
+	if (rdmalock_mb_step_stale(c))
+		return false;
 	for (;;) {
 		spin_lock_bh(&mb->lock);
 		waiting = mb->lease ? rdmalock_mb_leased_out(mb, members, &until) : 0;
+		here = mb->renewed_here;
 		acks = mb->fence_acks;
 		spin_unlock_bh(&mb->lock);
 		if (!waiting)
 			break;
 		for (i = 0; !asked && i < mb->num_nodes; i++)
-			if (waiting & BIT(i))
+			if (waiting & here & BIT(i))
 				rdmalock_mb_ask_fence(mb, i, c->epoch);
 		asked = true;
 		wait_event_timeout(mb->wq, rdmalock_mb_step_stale(c) ||
@@ -1147,13 +1156,14 @@ int rdmalock_membership_create(struct rdmalock_fabric *fabric,
 	spin_lock_init(&mb->lock);
 	init_waitqueue_head(&mb->wq);
 	/*
-	 * Renewed by nobody, and renewed nobody: a domain just created waits
-	 * for no lease, and asks to fence no node that is not up yet.
+	 * Renewed by nobody. But the domain's last incarnation on this node,
+	 * destroyed or unloaded a moment ago, may have renewed any node: its
+	 * first view waits for those it leaves out, as if they had just been
+	 * renewed here (see &rdmalock_membership.renewed_here).
 	 */
 	for (i = 0; i < RDMALOCK_MAX_NODES; i++) {
 		mb->renewed_by[i] = jiffies - mb->lease - 1;
-		mb->renewed_to[i] = jiffies - mb->lease -
-				    msecs_to_jiffies(RDMALOCK_LEASE_MARGIN_MS) - 1;
+		mb->renewed_to[i] = jiffies;
 		mb->suspect_until[i] = jiffies;
 	}
 	mb->lease_sent = jiffies - mb->lease;
