@@ -876,13 +876,17 @@ static void rdmalock_sl_job_fn(struct work_struct *work)
 	struct rdmalock_sl_job *job = container_of(work, struct rdmalock_sl_job,
 						   work);
 	struct rdmalock_lockspace *ls = job->ls;
+	struct rdmalock_sl_msg m = job->m;
+	u32 from = job->from;
+	u8 type = job->type;
 
+	/* Free before the answer: its writer's next request may come at once. */
+	rdmalock_sl_job_put(job);
 	if (!ls->gated) {
-		if (job->type == SL_MSG_RESET)
-			rdmalock_sl_reset(ls, job->from, &job->m);
+		if (type == SL_MSG_RESET)
+			rdmalock_sl_reset(ls, from, &m);
 		else
-			rdmalock_sl_finish(ls, job->from, job->type, &job->m);
-		rdmalock_sl_job_put(job);
+			rdmalock_sl_finish(ls, from, type, &m);
 		return;
 	}
 	/*
@@ -892,11 +896,10 @@ static void rdmalock_sl_job_fn(struct work_struct *work)
 	 * writer leaves by its own gate. There are no resets without leases.
 	 */
 	if (rdmalock_gate_try_enter_view(ls, READ_ONCE(ls->queue_view))) {
-		if (job->type != SL_MSG_RESET && rdmalock_sl_current(ls, &job->m))
-			rdmalock_sl_finish(ls, job->from, job->type, &job->m);
+		if (type != SL_MSG_RESET && rdmalock_sl_current(ls, &m))
+			rdmalock_sl_finish(ls, from, type, &m);
 		rdmalock_gate_leave(ls);
 	}
-	rdmalock_sl_job_put(job);
 }
 
 /* Messages arrive in softirq context; verbs that sleep run from @ls->wq. */

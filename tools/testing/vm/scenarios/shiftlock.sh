@@ -372,12 +372,14 @@ no_job_memory() {
 			verbose=0 probability=100
 }
 
-# jobs_never_allocated: none needed it, none was dropped; memory again.
+# jobs_never_allocated: none needed it (the fault still armed), none was
+# dropped; memory again.
 jobs_never_allocated() {
 	local rc=0 injected
 
 	[ -z "$jobs_skip" ] || return 0
-	injected=$(($(injected fail_alloc) - $(cat /tmp/jobs-injected)))
+	injected=$(($(injected fail_alloc) - $(cat /tmp/jobs-injected))) || return 1
+	[ "$(cat "$FAULTS/fail_alloc/probability")" -eq 100 ] || rc=1
 	faults_off || rc=1
 	echo "jobs refused memory: $injected" >&2
 	! dmesg | grep 'ShiftLock request .* dropped' >&2 && [ "$injected" -eq 0 ] &&
