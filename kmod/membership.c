@@ -352,14 +352,14 @@ static bool rdmalock_mb_step_stale(void *arg)
  * node gave it, has not run out yet, and when the last of them runs out.
  * A node a cluster manager fenced has stopped already.
  *
- * A member with its lease skips the nodes outside @may_hold too: no view
- * that left this node out can have reset since it committed its own (its
- * members waited for this node's lease), so a node it has neither
- * committed with nor claimed beside since holds nothing. That is a joiner
- * whose proposal was given up before its CLAIM: its lease, renewed by
- * that proposal, protects nothing, and waiting it out would stall the
- * view change for a whole lease and ask to fence a node that never held.
- * A node that is not such a member cannot tell, and waits for every one.
+ * A member with its lease skips the nodes outside @may_hold too: a node
+ * it has neither committed with nor claimed beside since its own view
+ * holds nothing (the induction over views of membership.rst, "Node
+ * leases"). That is a joiner whose proposal was given up before its
+ * CLAIM: its lease, renewed by that proposal, protects nothing, and
+ * waiting it out would stall the view change for a whole lease and ask
+ * to fence a node that never held. A node that is not such a member
+ * cannot tell, and waits for every one.
  */
 static u32 rdmalock_mb_leased_out(struct rdmalock_membership *mb, u32 members,
 				  unsigned long *until)
