@@ -708,6 +708,17 @@ hold_end() {
 # hold_unlocked TAG: holder TAG ended, and its unlock returned 0.
 hold_unlocked() { hold_end "$1" && grep -q '^unlocked ' "/tmp/hold-$1.out"; }
 
+# lock_times_out DOMAIN ID MS [ARG...]: a lock of ID with a timeout of MS
+# (and rdmalockctl lock's ARGs) fails with ETIMEDOUT.
+lock_times_out() {
+	local dom="$1" id="$2" ms="$3" out rc=0
+
+	shift 3
+	out=$(timeout 30 rdmalockctl lock "$dom" "$id" --timeout "$ms" "$@" -- true 2>&1) || rc=$?
+	echo "$out" >&2
+	[ "$rc" -eq 1 ] && echo "$out" | grep -q 'Connection timed out'
+}
+
 # lock_after_reset DOMAIN ID [MIN-RESETS]: take the write lock ID of a
 # domain with lease recovery, trying again while it is reset under us
 # (ECONNRESET) or granted past its lease (ETIME: no grant, as a node
@@ -749,21 +760,27 @@ hold_timed_out() { hold_unlock_failed "$1" 'Timer expired'; }
 # from this node.
 hold_lost() { hold_unlock_failed "$1" 'No locks available'; }
 
-# grant_note DOMAIN NODE: what a waiter notes once it holds its lock:
-# when, whether node NODE answers a ping, and this node's view of DOMAIN.
+# grant_note DOMAIN: what a waiter notes while it holds its lock, briefly,
+# since others may wait behind it: when, and this node's view of DOMAIN.
 grant_note() {
-	echo "granted at $(date +%s)"
-	if ping -c 1 -W 1 "$(node_addr "$2")" >/dev/null 2>&1; then
-		echo "node $2 reachable"
-	else
-		echo "node $2 unreachable"
-	fi
+	echo "granted at $(date +%s), uptime $(cut -d ' ' -f 1 /proc/uptime)"
 	view_line "$1"
 }
 
+# reach_note NODE: whether node NODE answers a ping (within 1 s).
+reach_note() {
+	if ping -c 1 -W 1 "$(node_addr "$1")" >/dev/null 2>&1; then
+		echo "node $1 reachable"
+	else
+		echo "node $1 unreachable"
+	fi
+}
+
 # wait_lock TAG DOMAIN ID SECONDS NODE: in the background, wait up to
-# SECONDS for lock ID of DOMAIN; once granted, note it (grant_note, about
-# NODE) and unlock.
+# SECONDS for lock ID of DOMAIN; once granted, note it (grant_note) and
+# unlock; then note whether node NODE answers (reach_note). On the debug
+# kernel a ping of a node cut off, inside the hold, made the holder keep
+# the lock for seconds, which the next waiter had to wait out.
 wait_lock() {
 	local f="/tmp/wait-$1" dom="$2" id="$3" secs="$4" node="$5"
 
@@ -772,9 +789,10 @@ wait_lock() {
 	{
 		timeout $((secs + 30)) rdmalockctl lock "$dom" "$id" \
 			--timeout $((secs * 1000)) -- \
-			sh -c '. ./lib.sh && grant_note "$0" "$1"' "$dom" "$node" \
-			>"$f.out" 2>&1
-		echo $? >"$f.rc"
+			sh -c '. ./lib.sh && grant_note "$0"' "$dom" >"$f.out" 2>&1
+		rc=$?
+		reach_note "$node" >>"$f.out"
+		echo $rc >"$f.rc"
 	} &
 }
 

@@ -69,10 +69,14 @@ DEATH_LOCK=9
 QUEUE_LOCK=12
 VICTIM_LOCK=$victim
 HOLD_S=3
-# Longer than the lease (4 s), the heartbeat timeout (5 s) and a margin;
-# the debug kernel (the one with kmemleak) is about ten times slower.
+# Longer than the lease (4 s), the heartbeat timeout (5 s), the view
+# change and both survivors' grants, one after the other. On the debug
+# kernel (the one with kmemleak) a survivor took 2 to 4 s after the view
+# change to be granted, the other 4 to 5 s more, and both were granted
+# 17 to 20 s into the cut: in CI, with 25 s, the second once came
+# only after the victim was back.
 CUT_S=15
-[ ! -e "$KMEMLEAK" ] || CUT_S=25
+[ ! -e "$KMEMLEAK" ] || CUT_S=40
 # What checks behaviour and takes no path of its own, the slow holders
 # and the leases-off control, runs on the stock kernel only: on the
 # debug kernel it took about 3 minutes, and lockdep and KASAN see the
@@ -92,16 +96,6 @@ is_victim() { [ "$VMTEST_NODE" -eq "$victim" ]; }
 
 # The survivors' view once the victim is out: "0,1".
 SURVIVORS=$(seq 0 $((n - 2)) | tr '\n' , | sed 's/,$//')
-
-# lock_times_out DOMAIN ID MS: a lock of ID with a timeout of MS fails
-# with ETIMEDOUT.
-lock_times_out() {
-	local out rc=0
-
-	out=$(timeout 30 rdmalockctl lock "$1" "$2" --timeout "$3" -- true 2>&1) || rc=$?
-	echo "$out" >&2
-	[ "$rc" -eq 1 ] && echo "$out" | grep -q 'Connection timed out'
-}
 
 # refused_enotconn DOMAIN ID: a lock of ID fails with ENOTCONN, before
 # its 3 s timeout.
@@ -644,7 +638,7 @@ granted_within() {
 	local at dead
 
 	waited "$1" $((DEATH_BOUND + 90)) || return 1
-	at=$(sed -n 's/^granted at //p' "/tmp/wait-$1.out")
+	at=$(sed -n 's/^granted at \([0-9]*\).*/\1/p' "/tmp/wait-$1.out")
 	dead=$(cat /tmp/death-time) || return 1
 	echo "granted $((at - dead)) s after node $victim stopped answering pings" >&2
 	[ $((at - dead)) -le "$2" ]
