@@ -22,8 +22,9 @@
  * Documentation/api.rst says for the domain's algorithm. DLM_LKF_NOQUEUE
  * is RDMALOCK_REQ_NOQUEUE, and NOQUEUEBAST RDMALOCK_REQ_NOQUEUE_ASK: the
  * holders in the way of a refused request hear of it, which GFS2's
- * deletes rely on. A cancel that cannot end a ShiftLock wait is where it
- * can still wait longer than on DLM (Documentation/gfs2.rst). VALBLK asks
+ * deletes rely on. A ShiftLock request cancelled after its first atomic
+ * stays in the lock's queue until it is let in, where DLM takes it out
+ * (Documentation/gfs2.rst). VALBLK asks
  * for the LVB at lksb.sb_lvbptr on the lock's first request: the handle
  * keeps it for every grant and release.
  * QUECVT, ALTPR, ALTCW, HEADQUE, NOORDER and EXPEDITE change nothing:

@@ -123,6 +123,14 @@ enum rdmalock_step {
 #define RDMALOCK_W_WAITING	0
 #define RDMALOCK_W_GRANTED	1
 #define RDMALOCK_W_ABANDONED	2	/* its caller left; the grant passes it on */
+#define RDMALOCK_W_ABANDONED_GRANTED 3	/* ... and the grant came: passed on for it */
+
+/* Its caller left, and its work passes on what it is granted. */
+static inline bool rdmalock_abandoned_state(int state)
+{
+	return state == RDMALOCK_W_ABANDONED ||
+	       state == RDMALOCK_W_ABANDONED_GRANTED;
+}
 
 #define RDMALOCK_NO_NODE	U32_MAX
 
@@ -139,7 +147,8 @@ struct rdmalock_names;
  * @events: RDMALOCK_EV_* that happened to this acquisition
  * @state: RDMALOCK_W_*
  * @wq: where its owner sleeps
- * @abandon_work: passes on a grant that arrived after its caller left
+ * @abandon_work: passes on a grant that arrived after its caller left, or
+ *	takes the next step of a wait its caller left (ShiftLock)
  * @me: the descriptor's encoded pointer
  * @mode: RDMALOCK_MODE_EX or _SH, as asked
  * @home: the lock's home node
@@ -163,7 +172,7 @@ struct rdmalock_waiter {
 	unsigned long events;
 	atomic_t state;
 	wait_queue_head_t wq;
-	struct work_struct abandon_work;
+	struct delayed_work abandon_work;
 	u64 me;
 	unsigned int mode;
 	u32 home;
@@ -267,8 +276,13 @@ static inline bool rdmalock_how_over(const struct rdmalock_how *how)
  *	-ETIME: the holder's lease had expired and the lock was left alone.
  * @pass_on: release a lock nobody wants any more, which was handed to @w
  *	with @granted in its BUDGET word (0 for none): the next waiter must
- *	not skip the arbitration it would otherwise do. Process context.
- *	Optional: @release, for algorithms with nothing to pass on.
+ *	not skip the arbitration it would otherwise do. For an acquisition
+ *	the algorithm itself left abandoned while it waited, the next step of
+ *	its wait, which never sleeps for long: -EINPROGRESS when it still
+ *	waits, and the algorithm queues the work again, with
+ *	rdmalock_queue_abandoned(), when it can go on. Process context,
+ *	inside the gate. Optional: @release, for algorithms with nothing to
+ *	pass on.
  * @downgrade: @w holds the lock exclusive: hold it shared from now on,
  *	without letting go in between, or, where readers cannot be let in
  *	now, keep it exclusive (@w's mode says which). Called only where
@@ -383,6 +397,8 @@ const char *rdmalock_algo_check_params(const struct rdmalock_ls_params *params);
  * @cas_failed: compare-and-swaps that found another value
  * @cas_failed_release: those of them posted to release a lock
  * @delegated: ShiftLock: writers' CAS loops that the home node finished
+ * @abandoned: acquisitions whose callers gave up once they had queued:
+ *	whatever they are granted is passed on for them
  * @lost: descriptors given up until the next view change
  * @recovered: of them, those a view change has freed again
  * @gated: the algorithm recovers through the view: lock calls pass @gate
@@ -426,6 +442,7 @@ struct rdmalock_lockspace {
 	atomic64_t cas_failed;
 	atomic64_t cas_failed_release;
 	atomic64_t delegated;
+	atomic64_t abandoned;
 	atomic_t lost;
 	atomic_t recovered;
 	bool gated;
@@ -501,6 +518,10 @@ int rdmalock_wait_cancel(struct rdmalock_lockspace *ls,
 			 struct rdmalock_waiter *w, int err);
 int rdmalock_pass_on(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w,
 		     s64 granted, int err);
+void rdmalock_queue_abandoned(struct rdmalock_lockspace *ls,
+			      struct rdmalock_waiter *w, unsigned long delay);
+
+void rdmalock_abandoned_flush(struct rdmalock_lockspace *ls);
 int rdmalock_acq_fail(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w,
 		      int err);
 bool rdmalock_gave_up(int err);

@@ -9,7 +9,10 @@
  * comes second passes the lock on, so the queue never stalls on a waiter
  * that left. Passing on never lets the next waiter skip arbitration it
  * would otherwise do: the algorithm's pass_on decides what the grant it
- * received becomes.
+ * received becomes. An algorithm whose waiter cannot leave its queue
+ * before it is granted (ShiftLock) leaves it abandoned: the workqueue
+ * takes each next step of its wait as its events come, and lets go once
+ * granted, never sleeping on the wait itself.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -57,7 +60,8 @@ const struct rdmalock_how rdmalock_forever;
  * @cancel: its &rdmalock_how.cancel
  *
  * The acquisition gives up where it waits, as a timed-out one does. One
- * that is being granted, or waits where it cannot give up, is granted.
+ * that is being granted, or waits where it cannot give up (ShiftLock's
+ * under leases), is granted.
  *
  * Context: any.
  */
@@ -187,15 +191,91 @@ u64 *rdmalock_slot_word(struct rdmalock_lockspace *ls, u64 slot_off, u32 word)
 	return ls->region + slot_off + word;
 }
 
-static void rdmalock_queue_abandoned(struct rdmalock_lockspace *ls,
-				     struct rdmalock_waiter *w)
+/*
+ * Did the algorithm fail on a verb, rather than give up or find the lock
+ * taken? A deadline that has passed is the caller's -ETIMEDOUT.
+ */
+static bool rdmalock_verb_failed(int err, const struct rdmalock_how *how)
+{
+	if (err == -ETIMEDOUT)
+		return !rdmalock_how_over(how);
+	return err == -EIO || err == -ENOTCONN;
+}
+
+/**
+ * rdmalock_queue_abandoned() - have the workqueue pass on what @w is granted
+ * @ls: the lockspace
+ * @w: an acquisition whose caller left: &rdmalock_waiter.state is
+ *	RDMALOCK_W_ABANDONED or _ABANDONED_GRANTED, else nothing is queued
+ * @delay: in jiffies
+ *
+ * The work calls &rdmalock_algo.pass_on inside the gate if it is open;
+ * else a view change is under way, which resets @w's queue, and @w is
+ * freed. A view change's reset and the domain's stop flush the work of
+ * every descriptor before they go on (rdmalock_abandoned_flush()), so it
+ * never runs in a later view than @w's, nor once @w is freed.
+ *
+ * Context: any.
+ */
+void rdmalock_queue_abandoned(struct rdmalock_lockspace *ls,
+			      struct rdmalock_waiter *w, unsigned long delay)
 {
 	unsigned long flags;
 
 	spin_lock_irqsave(&ls->stop_lock, flags);
-	if (!ls->stopping)
-		queue_work(ls->wq, &w->abandon_work);
+	if (!ls->stopping && rdmalock_abandoned_state(atomic_read(&w->state)))
+		queue_delayed_work(ls->wq, &w->abandon_work, delay);
 	spin_unlock_irqrestore(&ls->stop_lock, flags);
+}
+
+/*
+ * @w, abandoned, is about to be freed: no work may be queued for it from
+ * now on, nor stay queued.
+ */
+static void rdmalock_abandon_end(struct rdmalock_lockspace *ls,
+				 struct rdmalock_waiter *w)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&ls->stop_lock, flags);
+	atomic_set(&w->state, RDMALOCK_W_GRANTED);
+	cancel_delayed_work(&w->abandon_work);
+	spin_unlock_irqrestore(&ls->stop_lock, flags);
+}
+
+/**
+ * rdmalock_abandoned_flush() - run every abandoned acquisition's work now
+ * @ls: the lockspace, whose gate is shut or which is stopping: the work
+ *	frees what it finds abandoned, or passes on what it was granted,
+ *	and queues itself no more
+ *
+ * Context: process context; sleeps.
+ */
+void rdmalock_abandoned_flush(struct rdmalock_lockspace *ls)
+{
+	u32 idx;
+
+	for (idx = 0; idx < ls->descs; idx++)
+		flush_delayed_work(&ls->waiters[idx].abandon_work);
+}
+
+/*
+ * A grant settles the state in one step: to GRANTED for a waiter, to
+ * ABANDONED_GRANTED for one whose caller left, whose work may then pass
+ * the lock on and free the descriptor at once. Return: the state before.
+ */
+static int rdmalock_grant_settle(struct rdmalock_waiter *w)
+{
+	int old = atomic_read(&w->state);
+
+	do {
+		if (old != RDMALOCK_W_WAITING && old != RDMALOCK_W_ABANDONED)
+			return old;
+	} while (!atomic_try_cmpxchg(&w->state, &old,
+				     old == RDMALOCK_W_ABANDONED ?
+				     RDMALOCK_W_ABANDONED_GRANTED :
+				     RDMALOCK_W_GRANTED));
+	return old;
 }
 
 /**
@@ -228,9 +308,8 @@ void rdmalock_event(struct rdmalock_lockspace *ls, u32 idx, u32 gen,
 	if (event == RDMALOCK_EV_GRANT)
 		trace_rdmalock_lock_step(ls, w, RDMALOCK_STEP_GRANTED);
 	if (event == RDMALOCK_EV_GRANT &&
-	    atomic_cmpxchg(&w->state, RDMALOCK_W_WAITING,
-			   RDMALOCK_W_GRANTED) == RDMALOCK_W_ABANDONED)
-		rdmalock_queue_abandoned(ls, w);
+	    rdmalock_grant_settle(w) == RDMALOCK_W_ABANDONED)
+		rdmalock_queue_abandoned(ls, w, 0);
 	else
 		wake_up(&w->wq);
 }
@@ -301,8 +380,11 @@ static bool rdmalock_node_alive(struct rdmalock_lockspace *ls, u32 node)
  */
 static bool rdmalock_happened(struct rdmalock_waiter *w, unsigned long events)
 {
+	int state = atomic_read(&w->state);
+
 	if ((events & BIT(RDMALOCK_EV_GRANT)) &&
-	    atomic_read(&w->state) == RDMALOCK_W_GRANTED)
+	    (state == RDMALOCK_W_GRANTED ||
+	     state == RDMALOCK_W_ABANDONED_GRANTED))
 		return true;
 	return READ_ONCE(w->events) & events & ~BIT(RDMALOCK_EV_GRANT);
 }
@@ -475,9 +557,13 @@ int rdmalock_acq_fail(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w,
 /**
  * rdmalock_pass_on() - release a lock nobody wants any more
  * @ls: the lockspace
- * @w: the acquisition, which heads its queue
+ * @w: the acquisition, which heads its queue, or waits on abandoned
  * @granted: the budget it received, or 0 for none
  * @err: returned
+ *
+ * A lock that a failed verb kept from being passed on leaves its queue
+ * broken: where views recover the lock, a view change is asked for,
+ * which resets it.
  *
  * Context: process context.
  * Return: @err.
@@ -489,22 +575,30 @@ int rdmalock_pass_on(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w,
 	int ret;
 
 	ret = algo->pass_on ? algo->pass_on(ls, w, granted) : algo->release(ls, w);
+	if (ret == -EINPROGRESS)
+		return err;
 	if (ret) {
 		pr_err_ratelimited("descriptor %u: cannot pass on a lock\n", w->idx);
 		w->lost = true;
+		if (ls->gated && ls->want_view_change &&
+		    rdmalock_verb_failed(ret, &rdmalock_forever))
+			ls->want_view_change(ls->view_ctx);
 	}
+	rdmalock_abandon_end(ls, w);
 	rdmalock_desc_free(ls, w);
 	return err;
 }
 
 static void rdmalock_abandoned(struct work_struct *work)
 {
-	struct rdmalock_waiter *w = container_of(work, struct rdmalock_waiter,
+	struct rdmalock_waiter *w = container_of(to_delayed_work(work),
+						 struct rdmalock_waiter,
 						 abandon_work);
 	struct rdmalock_lockspace *ls = w->ls;
 
 	/* A view change is under way: it resets the queue instead. */
 	if (!rdmalock_gate_try_enter(ls)) {
+		rdmalock_abandon_end(ls, w);
 		rdmalock_desc_free(ls, w);
 		return;
 	}
@@ -534,6 +628,7 @@ int rdmalock_wait_cancel(struct rdmalock_lockspace *ls,
 		rdmalock_desc_free(ls, w);
 		return err;
 	}
+	atomic64_inc(&ls->abandoned);
 	if (atomic_cmpxchg(&w->state, RDMALOCK_W_WAITING,
 			   RDMALOCK_W_ABANDONED) == RDMALOCK_W_WAITING)
 		return err;
@@ -754,7 +849,7 @@ rdmalock_lockspace_alloc(const struct rdmalock_fabric_attr *attr, void *region,
 		if (ops->waiter_size)
 			ls->waiters[i].priv = ls->waiter_data + i * ops->waiter_size;
 		init_waitqueue_head(&ls->waiters[i].wq);
-		INIT_WORK(&ls->waiters[i].abandon_work, rdmalock_abandoned);
+		INIT_DELAYED_WORK(&ls->waiters[i].abandon_work, rdmalock_abandoned);
 	}
 	if (ops->init)
 		ops->init(ls, params);
@@ -869,6 +964,7 @@ void rdmalock_lockspace_stop(struct rdmalock_lockspace *ls)
 	spin_unlock_irq(&ls->stop_lock);
 	if (ls->names)
 		rdmalock_names_stop(ls->names);
+	rdmalock_abandoned_flush(ls);
 	/* Requests still queued fail: the domain is closed. */
 	destroy_workqueue(ls->request_wq);
 	destroy_workqueue(ls->wq);
@@ -904,17 +1000,6 @@ static bool rdmalock_home_reachable(struct rdmalock_lockspace *ls, u32 home)
 	if (ls->gated && !(READ_ONCE(ls->members) & BIT(home)))
 		return false;
 	return rdmalock_fabric_node_up(ls->fabric, home);
-}
-
-/*
- * Did the algorithm fail on a verb, rather than give up or find the lock
- * taken? A deadline that has passed is the caller's -ETIMEDOUT.
- */
-static bool rdmalock_verb_failed(int err, const struct rdmalock_how *how)
-{
-	if (err == -ETIMEDOUT)
-		return !rdmalock_how_over(how);
-	return err == -EIO || err == -ENOTCONN;
 }
 
 static bool rdmalock_view_moved(struct rdmalock_lockspace *ls, int gen)

@@ -256,6 +256,7 @@ bool rdmalock_recovery_quiesce(struct rdmalock_lockspace *ls,
 	if (stale(arg))
 		return false;
 	/* Abandoned grants queued before the gate closed see it closed. */
+	rdmalock_abandoned_flush(ls);
 	flush_workqueue(ls->wq);
 	return true;
 }
@@ -302,6 +303,7 @@ void rdmalock_recovery_reset(struct rdmalock_lockspace *ls, u32 members,
 	 * Abandoned grants that came in after this node quiesced, before the
 	 * others did, see the gate closed and free their descriptors.
 	 */
+	rdmalock_abandoned_flush(ls);
 	flush_workqueue(ls->wq);
 	for (slot = 0; slot < ls->locks_per_node; slot++) {
 		/* Only the algorithm's words: the torture's stay. */
@@ -322,6 +324,8 @@ void rdmalock_recovery_reset(struct rdmalock_lockspace *ls, u32 members,
 		}
 		if (READ_ONCE(w->held))
 			continue;	/* gone: its holder's unlock frees it */
+		/* Abandoned no more: no late event queues work for it. */
+		atomic_set(&w->state, RDMALOCK_W_GRANTED);
 		__clear_bit(idx, ls->used);
 		if (w->lost)
 			atomic_inc(&ls->recovered);

@@ -76,10 +76,13 @@
  *   A message posted and then lost with its connection is not reported
  *   to its sender: if the connection comes back before a view leaves the
  *   node out, the queue waits for the next view change (a limit).
- * Timeouts and fatal signals end a call only where it can leave: at the
- * gate, before its atomic. Once its atomic is done it cannot be abandoned
- * (§3.10, below): only its grant or a view change ends its wait, and a
- * call started again by a view change sees its deadline at the gate.
+ * A timeout, a fatal signal or a cancel ends a call wherever it waits.
+ * Once its atomic is done, though, the acquisition cannot leave the lock
+ * (§3.10): a counted reader is in RelCnt's targets, a queued writer is
+ * some writer's successor. Its caller leaves it abandoned, and the
+ * workqueue takes each next step of its wait, as its messages or a poll
+ * allow, and lets go as soon as it is let in (rdmalock_sl_give_up()):
+ * those behind it wait that much longer, and no more.
  *
  * Failure with lease recovery (RDMALOCK_DOMAIN_F_LEASE_RECOVERY, the
  * paper's): a holder has a lease. A waiter that sees RelCnt stand still
@@ -99,10 +102,13 @@
  * Choices where the spec leaves them open (its §3.12, §7): messages carry
  * the epoch (E4); a hand-over adds 1 to RelCnt (E5), which the failure
  * detector needs; the writer_batch-th writer in a row flips (E8); pollers
- * test for a reset before they trust the epoch or RelCnt (E9). Once its
- * atomic is done an acquisition cannot be abandoned (§3.10), so timeouts
- * and signals end none; a trylock is a conditional CAS for a writer, and
- * a READ of the tail before the FAA for a reader.
+ * test for a reset before they trust the epoch or RelCnt (E9). An
+ * acquisition whose caller leaves after its atomic is finished by the
+ * workqueue, as above, where views recover the lock; under leases, as in
+ * the paper (§3.10), timeouts and signals end no wait after the atomic.
+ * A trylock is a conditional CAS for a writer, and a READ of the tail
+ * before the FAA for a reader, which gives up, as above, if a writer
+ * queued in between.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -150,6 +156,10 @@
  * @checked: when the lock was last looked at
  * @done_word: from Done, the word the home node's last atomic returned
  * @done_err: from Done, 0 or the error of the home node's work
+ * @turn: what it waits for since its atomic, SL_TURN_*; where the wait of
+ *	an acquisition its caller left goes on
+ * @target: for SL_TURN_READERS, the RelCnt to wait for; for
+ *	SL_TURN_EPOCH, the epoch that does not admit it
  */
 struct rdmalock_sl {
 	bool writer;
@@ -170,6 +180,18 @@ struct rdmalock_sl {
 	ktime_t checked;
 	u64 done_word;
 	int done_err;
+	u8 turn;
+	u32 target;
+};
+
+/* &rdmalock_sl.turn: what an acquisition waits for once counted or queued. */
+enum {
+	SL_TURN_NONE,		/* nothing yet, or it holds */
+	SL_TURN_DONE,		/* the home node's Done of its Enqueue */
+	SL_TURN_WRITER,		/* Handover or ModeChanged, from its predecessor */
+	SL_TURN_READERS,	/* RelCnt at @target: the readers before it left */
+	SL_TURN_EPOCH,		/* a reader: the epoch no longer @target */
+	SL_TURN_LINK,		/* let in, and let go: its successor's Successor */
 };
 
 /**
@@ -971,6 +993,9 @@ static void rdmalock_sl_deliver(struct rdmalock_lockspace *ls, u8 type,
 		break;
 	}
 	rdmalock_event(ls, idx, cur_gen, event);
+	/* A Handover's event does it itself. */
+	if (event != RDMALOCK_EV_GRANT)
+		rdmalock_queue_abandoned(ls, w, 0);
 }
 
 /* The handler of every ShiftLock message type; see rdmalock_msg_fn. */
@@ -1106,42 +1131,40 @@ static int rdmalock_sl_watch(struct rdmalock_lockspace *ls,
 }
 
 /*
- * Polls the word until @poll admits the waiter. Its lease starts no later
- * than the READ before the one that admitted it, since the change came
- * after that one; or @since, when the first READ admits it. A view change
- * (the gate shut) ends it before the next READ, with -ERESTART.
+ * Polls the word until @poll, given &rdmalock_sl.target, admits the
+ * waiter. Its lease starts no later than the READ before the one that
+ * admitted it, since the change came after that one; or when it started
+ * waiting, if the first READ admits it. Between two READs, a view change
+ * (the gate shut) ends it with -ERESTART, and so does @how.
  */
 static int rdmalock_sl_poll(struct rdmalock_lockspace *ls,
-			    struct rdmalock_waiter *w, u32 arg,
+			    struct rdmalock_waiter *w,
 			    int (*poll)(u64 cur, u32 arg, u32 prev_rel),
-			    ktime_t since)
+			    const struct rdmalock_how *how)
 {
-	ktime_t issued = since, prev;
+	ktime_t issued = sl_w(w)->lease_start, prev;
 	unsigned int us = 1;
 	u32 prev_rel;
 	u64 cur;
 	int ret;
 
 	for (;;) {
-		if (READ_ONCE(ls->closed))
-			return -ESHUTDOWN;
-		if (rdmalock_gate_shut(ls))
-			return -ERESTART;
 		prev = issued;
 		issued = ktime_get();
 		prev_rel = sl_w(w)->seen_rel;
 		ret = rdmalock_sl_watch(ls, w, &cur);
 		if (ret)
 			return ret;
-		switch (poll(cur, arg, prev_rel)) {
+		switch (poll(cur, sl_w(w)->target, prev_rel)) {
 		case SL_RESET:
 			return rdmalock_sl_reset_seen(ls, w);
 		case SL_ADMITTED:
 			sl_w(w)->lease_start = prev;
 			return 0;
 		}
-		usleep_range(us, us * 2);
-		us = min(us * 2, SL_POLL_MAX_US);
+		ret = rdmalock_backoff(ls, how, &us, SL_POLL_MAX_US);
+		if (ret)
+			return ret;
 	}
 }
 
@@ -1150,29 +1173,56 @@ static int rdmalock_sl_reader_poll_fn(u64 cur, u32 epoch, u32 prev_rel)
 	return rdmalock_sl_reader_poll(cur, epoch, prev_rel);
 }
 
+/* A reader counted while a writer was queued: wait for the epoch to flip. */
+static int rdmalock_sl_await_epoch(struct rdmalock_lockspace *ls,
+				   struct rdmalock_waiter *w,
+				   const struct rdmalock_how *how)
+{
+	int ret;
+
+	ret = rdmalock_sl_poll(ls, w, rdmalock_sl_reader_poll_fn, how);
+	if (!ret)
+		sl_w(w)->turn = SL_TURN_NONE;
+	return ret;
+}
+
 /*
- * Sleeps until one of @events, looking at the lock each half lease; without
- * leases, until one of them or a view change (-ERESTART).
+ * Sleeps until one of @events, looking at the lock each half lease;
+ * without leases, until one of them, a view change (-ERESTART) or the end
+ * of @how's wait.
  */
 static int rdmalock_sl_wait_msg(struct rdmalock_lockspace *ls,
-				struct rdmalock_waiter *w, unsigned long events)
+				struct rdmalock_waiter *w, unsigned long events,
+				const struct rdmalock_how *how)
 {
-	struct rdmalock_how how = { .timed = true };
+	struct rdmalock_how half_lease = { .timed = true };
 	long half = nsecs_to_jiffies(sl_ls(ls)->lease / 2) + 1;
 	u64 cur;
 	int ret;
 
 	if (ls->gated)
-		return rdmalock_wait_event(ls, w, events, &rdmalock_forever);
+		return rdmalock_wait_event(ls, w, events, how);
 	for (;;) {
-		how.deadline = jiffies + half;
-		ret = rdmalock_wait_event(ls, w, events, &how);
+		half_lease.deadline = jiffies + half;
+		ret = rdmalock_wait_event(ls, w, events, &half_lease);
 		if (ret != -ETIMEDOUT)
 			return ret;
 		ret = rdmalock_sl_watch(ls, w, &cur);
 		if (ret)
 			return ret;
 	}
+}
+
+/*
+ * How a wait that follows the acquisition's atomic may end: as the caller
+ * asked where views recover the lock, since an acquisition that leaves is
+ * then finished by the workqueue (rdmalock_sl_give_up()); under leases,
+ * never, as the paper's: its lease machinery knows of no such waiter.
+ */
+static const struct rdmalock_how *rdmalock_sl_wait_how(struct rdmalock_lockspace *ls,
+						       const struct rdmalock_how *how)
+{
+	return ls->gated ? how : &rdmalock_forever;
 }
 
 /*
@@ -1189,6 +1239,52 @@ static int rdmalock_sl_fail(struct rdmalock_lockspace *ls,
 		return rdmalock_acq_fail(ls, w, err);
 	w->lost = sl_w(w)->writer;
 	rdmalock_desc_free(ls, w);
+	return err;
+}
+
+/*
+ * Did the caller choose to leave a wait that followed the atomic (a
+ * timeout, a fatal signal, a cancel, a trylock that met a writer queued
+ * between its READ and its FAA), rather than a verb fail?
+ */
+static bool rdmalock_sl_left(struct rdmalock_lockspace *ls,
+			     struct rdmalock_waiter *w,
+			     const struct rdmalock_how *how, int err)
+{
+	if (!ls->gated || sl_w(w)->turn == SL_TURN_NONE)
+		return false;
+	switch (err) {
+	case -ETIMEDOUT:
+		return rdmalock_how_over(how);
+	case -EAGAIN:
+		return how->try;
+	}
+	return err == -EINTR;
+}
+
+/*
+ * Ends an acquisition whose wait ended. One whose caller left is counted
+ * or queued, and others may wait behind it: it is left abandoned, and the
+ * workqueue takes each next step of its wait as a message or a poll
+ * allows, and lets go as soon as it is let in (rdmalock_sl_pass_on()).
+ */
+static int rdmalock_sl_give_up(struct rdmalock_lockspace *ls,
+			       struct rdmalock_waiter *w,
+			       const struct rdmalock_how *how, int err)
+{
+	if (!rdmalock_sl_left(ls, w, how, err))
+		return rdmalock_sl_fail(ls, w, err);
+	atomic64_inc(&ls->abandoned);
+	/*
+	 * Fully ordered, as rdmalock_event(): a message's event set before is
+	 * seen by the first step, one set after sees the state and queues
+	 * the next. A Handover that came first has settled the state, and
+	 * changes it no more.
+	 */
+	if (atomic_cmpxchg(&w->state, RDMALOCK_W_WAITING,
+			   RDMALOCK_W_ABANDONED) == RDMALOCK_W_GRANTED)
+		atomic_set(&w->state, RDMALOCK_W_ABANDONED_GRANTED);
+	rdmalock_queue_abandoned(ls, w, 0);
 	return err;
 }
 
@@ -1219,9 +1315,12 @@ static int rdmalock_sl_acquire_read(struct rdmalock_lockspace *ls,
 	if (!sl_tail(old))
 		return 0;
 	rdmalock_sl_watch_start(w, old);
-	ret = rdmalock_sl_poll(ls, w, sl_epoch(old), rdmalock_sl_reader_poll_fn, t0);
+	sl_w(w)->turn = SL_TURN_EPOCH;
+	sl_w(w)->target = sl_epoch(old);
+	how = rdmalock_sl_wait_how(ls, how);
+	ret = rdmalock_sl_await_epoch(ls, w, how);
 	if (ret)
-		return rdmalock_sl_fail(ls, w, ret);
+		return rdmalock_sl_give_up(ls, w, how, ret);
 	return 0;
 }
 
@@ -1245,13 +1344,33 @@ static int rdmalock_sl_release_read(struct rdmalock_lockspace *ls,
 
 /* Writers. */
 
+/* Waits for the home node's Done, and takes the word and error it returns. */
+static int rdmalock_sl_await_done(struct rdmalock_lockspace *ls,
+				  struct rdmalock_waiter *w, u64 *old,
+				  const struct rdmalock_how *how)
+{
+	int ret;
+
+	ret = rdmalock_sl_wait_msg(ls, w, BIT(SL_EV_DONE), how);
+	if (ret)
+		return ret;
+	sl_w(w)->turn = SL_TURN_NONE;
+	/* Pairs with rdmalock_event(): the answer is read after its event. */
+	smp_rmb();
+	*old = sl_w(w)->done_word;
+	return sl_w(w)->done_err;
+}
+
 /*
- * Asks the home node to do a request (Enqueue, Try or Release), and
- * waits for the word its last atomic returned; -ERESTART when a view
- * change comes first, whether or not the home node did it.
+ * Asks the home node to do a request (Enqueue, Try, Release or Upgrade),
+ * and waits for the word its last atomic returned; -ERESTART when a view
+ * change comes first, whether or not the home node did it. Only an
+ * Enqueue's wait may end otherwise, as @how says; it is then at
+ * SL_TURN_DONE, and its Done may still come.
  */
 static int rdmalock_sl_delegate(struct rdmalock_lockspace *ls,
-				struct rdmalock_waiter *w, u8 type, u64 *old)
+				struct rdmalock_waiter *w, u8 type, u64 *old,
+				const struct rdmalock_how *how)
 {
 	struct rdmalock_sl_msg m;
 	int ret;
@@ -1271,13 +1390,7 @@ static int rdmalock_sl_delegate(struct rdmalock_lockspace *ls,
 	 * this wait: what Done returns shows it.
 	 */
 	rdmalock_sl_watch_blind(w);
-	ret = rdmalock_sl_wait_msg(ls, w, BIT(SL_EV_DONE));
-	if (ret)
-		return ret;
-	/* Pairs with rdmalock_event(): the answer is read after its event. */
-	smp_rmb();
-	*old = sl_w(w)->done_word;
-	return sl_w(w)->done_err;
+	return rdmalock_sl_await_done(ls, w, old, how);
 }
 
 /*
@@ -1296,7 +1409,7 @@ static int rdmalock_sl_ask(struct rdmalock_lockspace *ls, struct rdmalock_waiter
 	if (w->home == ls->self)
 		return rdmalock_sl_home_do(ls, type, w->slot_off, me, 0, false, old);
 	if (!sl_ls(ls)->writer_cas)
-		return rdmalock_sl_delegate(ls, w, type, old);
+		return rdmalock_sl_delegate(ls, w, type, old, &rdmalock_forever);
 	return cas(ls, w->home, w->slot_off, me, old);
 }
 
@@ -1322,10 +1435,12 @@ static int rdmalock_sl_try_write(struct rdmalock_lockspace *ls,
 /*
  * Swaps this writer into TailId; @old is the word it replaced. A CAS
  * expecting a word a round trip old, or older, mostly fails on a lock
- * last seen busy: then ask the home node at once.
+ * last seen busy: then ask the home node at once, and wait for its Done
+ * as @how allows.
  */
 static int rdmalock_sl_enqueue(struct rdmalock_lockspace *ls,
-			       struct rdmalock_waiter *w, u64 *old)
+			       struct rdmalock_waiter *w, u64 *old,
+			       const struct rdmalock_how *how)
 {
 	u32 me = rdmalock_sl_me(ls, w), tries = sl_ls(ls)->writer_cas;
 	u64 seen;
@@ -1340,73 +1455,128 @@ static int rdmalock_sl_enqueue(struct rdmalock_lockspace *ls,
 	    (sl_tail(seen) || sl_rdr(seen)))
 		tries = 0;
 	ret = rdmalock_sl_swap_tail(ls, w->home, w->slot_off, me, tries, old);
-	if (ret == -EAGAIN)
-		ret = rdmalock_sl_delegate(ls, w, SL_MSG_ENQUEUE, old);
-	return ret;
+	if (ret != -EAGAIN)
+		return ret;
+	/* From the message on, the home node may queue it at any moment. */
+	sl_w(w)->turn = SL_TURN_DONE;
+	return rdmalock_sl_delegate(ls, w, SL_MSG_ENQUEUE, old, how);
+}
+
+/* Queued behind readers: wait until RelCnt shows they have all left. */
+static int rdmalock_sl_await_readers(struct rdmalock_lockspace *ls,
+				     struct rdmalock_waiter *w,
+				     const struct rdmalock_how *how)
+{
+	struct rdmalock_sl *sl = sl_w(w);
+	int ret;
+
+	ret = rdmalock_sl_poll(ls, w, rdmalock_sl_writer_poll, how);
+	if (ret)
+		return ret;
+	sl->cur_rel = sl->target;
+	sl->cons = 0;
+	sl->turn = SL_TURN_NONE;
+	return 0;
 }
 
 /* Queued behind a writer: wait to be handed the lock, or told to wait more. */
 static int rdmalock_sl_wait_pred(struct rdmalock_lockspace *ls,
-				 struct rdmalock_waiter *w)
+				 struct rdmalock_waiter *w,
+				 const struct rdmalock_how *how)
 {
+	struct rdmalock_sl *sl = sl_w(w);
 	int ret;
 
 	ret = rdmalock_sl_wait_msg(ls, w, BIT(RDMALOCK_EV_GRANT) |
-				   BIT(SL_EV_MODE));
+				   BIT(SL_EV_MODE), how);
 	if (ret)
 		return ret;
 	/* It starts when the message was received (the top of this file). */
-	sl_w(w)->lease_start = sl_w(w)->msg_time;
-	sl_w(w)->epoch = sl_w(w)->msg_epoch;
+	sl->lease_start = sl->msg_time;
+	sl->epoch = sl->msg_epoch;
 	if (test_bit(RDMALOCK_EV_GRANT, &w->events)) {
-		sl_w(w)->cur_rel = sl_w(w)->msg_rel;
-		sl_w(w)->cons = sl_w(w)->msg_cons;
+		sl->cur_rel = sl->msg_rel;
+		sl->cons = sl->msg_cons;
+		sl->turn = SL_TURN_NONE;
 		return 0;
 	}
 	/* The readers admitted by the flip release; RelCnt tells when. */
-	ret = rdmalock_sl_poll(ls, w, sl_w(w)->msg_rel, rdmalock_sl_writer_poll,
-			       sl_w(w)->lease_start);
-	sl_w(w)->cur_rel = sl_w(w)->msg_rel;
-	sl_w(w)->cons = 0;
-	return ret;
+	sl->turn = SL_TURN_READERS;
+	sl->target = sl->msg_rel;
+	return rdmalock_sl_await_readers(ls, w, how);
+}
+
+/*
+ * Waits for the lock once queued, TailId swapped from @old: for the
+ * writer before it, after telling it so, or for the readers before it.
+ */
+static int rdmalock_sl_queued(struct rdmalock_lockspace *ls,
+			      struct rdmalock_waiter *w, u64 old,
+			      const struct rdmalock_how *how)
+{
+	struct rdmalock_sl *sl = sl_w(w);
+	u32 target = 0;
+	int ret;
+
+	trace_rdmalock_lock_step(ls, w, RDMALOCK_STEP_QUEUED);
+	sl->cur_rel = sl_rel(old);
+	sl->epoch = sl_epoch(old);
+	rdmalock_sl_watch_start(w, old);
+	sl->turn = SL_TURN_NONE;
+	switch (rdmalock_sl_after_enqueue(old, &target)) {
+	case SL_BEHIND_WRITER:
+		ret = rdmalock_sl_tell_pred(ls, w, sl_tail(old));
+		if (ret)
+			return ret;
+		sl->turn = SL_TURN_WRITER;
+		return rdmalock_sl_wait_pred(ls, w, how);
+	case SL_BEHIND_READERS:
+		sl->turn = SL_TURN_READERS;
+		sl->target = target;
+		return rdmalock_sl_await_readers(ls, w, how);
+	}
+	return 0;
+}
+
+/*
+ * Waits for the lock from where the acquisition's wait stands (@turn),
+ * which may be where a caller that left stopped.
+ */
+static int rdmalock_sl_await_turn(struct rdmalock_lockspace *ls,
+				  struct rdmalock_waiter *w,
+				  const struct rdmalock_how *how)
+{
+	u64 old;
+	int ret;
+
+	switch (sl_w(w)->turn) {
+	case SL_TURN_DONE:
+		ret = rdmalock_sl_await_done(ls, w, &old, how);
+		return ret ?: rdmalock_sl_queued(ls, w, old, how);
+	case SL_TURN_WRITER:
+		return rdmalock_sl_wait_pred(ls, w, how);
+	case SL_TURN_READERS:
+		return rdmalock_sl_await_readers(ls, w, how);
+	case SL_TURN_EPOCH:
+		return rdmalock_sl_await_epoch(ls, w, how);
+	}
+	return 0;
 }
 
 static int rdmalock_sl_acquire_write(struct rdmalock_lockspace *ls,
 				     struct rdmalock_waiter *w,
 				     const struct rdmalock_how *how)
 {
-	u32 target = 0;
 	u64 old;
 	int ret;
 
 	WRITE_ONCE(sl_w(w)->writer, true);
 	if (how->try)
 		return rdmalock_sl_try_write(ls, w);
-	ret = rdmalock_sl_enqueue(ls, w, &old);
-	if (ret)
-		return rdmalock_sl_fail(ls, w, ret);
-	trace_rdmalock_lock_step(ls, w, RDMALOCK_STEP_QUEUED);
-	sl_w(w)->cur_rel = sl_rel(old);
-	sl_w(w)->epoch = sl_epoch(old);
-	rdmalock_sl_watch_start(w, old);
-	switch (rdmalock_sl_after_enqueue(old, &target)) {
-	case SL_BEHIND_WRITER:
-		ret = rdmalock_sl_tell_pred(ls, w, sl_tail(old)) ?:
-		      rdmalock_sl_wait_pred(ls, w);
-		break;
-	case SL_BEHIND_READERS:
-		ret = rdmalock_sl_poll(ls, w, target, rdmalock_sl_writer_poll,
-				       sl_w(w)->lease_start);
-		sl_w(w)->cur_rel = target;
-		break;
-	default:
-		ret = 0;
-	}
-	/*
-	 * A writer that gave up is still in the queue, and may be named by a
-	 * successor: its descriptor is never reused.
-	 */
-	return ret ? rdmalock_sl_fail(ls, w, ret) : 0;
+	how = rdmalock_sl_wait_how(ls, how);
+	ret = rdmalock_sl_enqueue(ls, w, &old, how) ?:
+	      rdmalock_sl_queued(ls, w, old, how);
+	return ret ? rdmalock_sl_give_up(ls, w, how, ret) : 0;
 }
 
 /* No successor known: clear the tail and flip the epoch, in one atomic. */
@@ -1426,7 +1596,8 @@ static int rdmalock_sl_release_alone(struct rdmalock_lockspace *ls,
 					     sl->cur_rel, sl->epoch, me,
 					     sl_ls(ls)->writer_cas, &old);
 	if (ret == -EAGAIN)
-		ret = rdmalock_sl_delegate(ls, w, SL_MSG_RELEASE, &old);
+		ret = rdmalock_sl_delegate(ls, w, SL_MSG_RELEASE, &old,
+					   &rdmalock_forever);
 	if (ret)
 		return ret;
 	switch (rdmalock_sl_release_outcome(old, sl->cur_rel, sl->epoch, me)) {
@@ -1656,6 +1827,69 @@ static int rdmalock_sl_release(struct rdmalock_lockspace *ls,
 	return rdmalock_sl_release_read(ls, w);
 }
 
+/*
+ * An abandoned writer, let in, lets go: to its successor, or clearing the
+ * tail; a successor between its enqueue and its Successor message is
+ * waited for as a turn of its own, not by the worker.
+ */
+static int rdmalock_sl_step_let_go(struct rdmalock_lockspace *ls,
+				   struct rdmalock_waiter *w,
+				   const struct rdmalock_how *now)
+{
+	bool queued = false;
+	int ret;
+
+	if (sl_w(w)->turn != SL_TURN_LINK &&
+	    !test_bit(RDMALOCK_EV_LINK, &w->events)) {
+		ret = rdmalock_sl_release_alone(ls, w, &queued);
+		if (ret || !queued)
+			return ret;
+		sl_w(w)->turn = SL_TURN_LINK;
+	}
+	ret = rdmalock_wait_event(ls, w, BIT(RDMALOCK_EV_LINK), now);
+	if (ret)
+		return ret;
+	sl_w(w)->turn = SL_TURN_NONE;
+	/* Pairs with rdmalock_event(): the successor is read after its event. */
+	smp_rmb();
+	return rdmalock_sl_pass(ls, w, false);
+}
+
+/*
+ * The next step, on the workqueue and inside the gate, of an acquisition
+ * whose caller left (rdmalock_sl_give_up()): once it is let in, it lets
+ * go at once. It never waits for a message or a poll, which would take a
+ * worker for as long as a holder holds, and a worker may be what a
+ * holder's release needs (the home node's jobs, other abandoned
+ * acquisitions' steps): -EINPROGRESS, and the next step comes with the
+ * next message for it (Done, Handover, ModeChanged, Successor) or, while
+ * it polls RelCnt or the epoch, a jiffy later. A view change, or the
+ * domain's end, ends it: the queue it is in is reset.
+ */
+static int rdmalock_sl_pass_on(struct rdmalock_lockspace *ls,
+			       struct rdmalock_waiter *w, s64 granted)
+{
+	struct rdmalock_how now = { .deadline = jiffies, .timed = true };
+	int ret = 0;
+	u8 turn;
+
+	if (READ_ONCE(ls->closed))
+		return 0;
+	if (sl_w(w)->turn != SL_TURN_LINK)
+		ret = rdmalock_sl_await_turn(ls, w, &now);
+	if (!ret && sl_w(w)->writer)
+		ret = rdmalock_sl_step_let_go(ls, w, &now);
+	else if (!ret)
+		ret = rdmalock_sl_release_read(ls, w);
+	turn = sl_w(w)->turn;
+	if (ret == -ETIMEDOUT && turn != SL_TURN_NONE) {
+		if (turn == SL_TURN_READERS || turn == SL_TURN_EPOCH)
+			rdmalock_queue_abandoned(ls, w, 1);
+		return -EINPROGRESS;
+	}
+	return ret == -ERESTART || ret == -ESHUTDOWN ? 0 : ret;
+}
+
 static const char *rdmalock_sl_check_params(const struct rdmalock_ls_params *params,
 					    bool mine)
 {
@@ -1801,6 +2035,7 @@ const struct rdmalock_algo rdmalock_shiftlock_algo = {
 	.end = rdmalock_sl_end,
 	.acquire = rdmalock_sl_acquire,
 	.release = rdmalock_sl_release,
+	.pass_on = rdmalock_sl_pass_on,
 	.downgrade = rdmalock_sl_downgrade,
 	.upgrade = rdmalock_sl_upgrade,
 	.recover_hold = rdmalock_sl_recover_hold,

@@ -64,6 +64,7 @@ static int rdmalock_locks_show(struct seq_file *m, void *unused)
 		   bitmap_weight(ls->used, ls->descs), ls->descs,
 		   atomic_read(&ls->lost) - atomic_read(&ls->recovered));
 	seq_printf(m, "acquisitions: %lld\n", atomic64_read(&ls->acquisitions));
+	seq_printf(m, "abandoned: %lld\n", atomic64_read(&ls->abandoned));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(rdmalock_locks);

@@ -15,15 +15,19 @@
 #
 # The torture, the verbs and the streams run on domains that recover
 # through membership views, the default, with the default 10 ms lease,
-# which then means nothing: a writer holds a lock for HOLD_S s, 300
-# leases, while writers and readers of every node wait for it; it keeps
-# it, its unlock returns 0, and every waiter is granted after it let go,
-# none failing (no ECONNRESET, no ETIME). Then the last node dies holding
-# a write lock of such a domain: the survivors get it after the view
-# change, with no error; and the live holders of that domain's locks, a
-# writer and two readers, claimed theirs again in it: still held after
-# the view change (trylocks of the other kind fail, another reader's
-# passes), released with 0, free again afterwards.
+# which then means nothing: a writer holds a lock for HOLD_S s (500
+# leases or more), while writers and readers of every node wait for it;
+# it keeps it, its unlock returns 0, and every waiter is granted after it
+# let go, none failing (no ECONNRESET, no ETIME); a writer and a reader of
+# every other node that give up before it lets go (a timeout) return at
+# once, and the workqueue finishes them, so that the waiters queued
+# behind them are granted all the same, and every descriptor is free
+# afterwards. Then the last node dies holding a write lock of such a
+# domain: the survivors get it after the view change, with no error; and
+# the live holders of that domain's locks, a writer and two readers,
+# claimed theirs again in it: still held after the view change (trylocks
+# of the other kind fail, another reader's passes), released with 0, free
+# again afterwards.
 #
 # The paper's lease recovery (--lease-recovery): the last node dies
 # holding a write lock, and queued between two writers for another: the
@@ -42,9 +46,12 @@ FAIL_LEASE_MS=2000
 # debug kernel that took longer than 10 s.
 MID_LEASE_MS=10000
 [ ! -e "$KMEMLEAK" ] || MID_LEASE_MS=30000
-# The slow holder: lock 1 of dom-hold, homed on node 1, held by node 0.
-HOLD_S=3
+# The slow holder: lock 1 of dom-hold, homed on node 1, held by node 0;
+# and how long the others' acquisitions that give up wait.
+HOLD_S=5
+[ ! -e "$KMEMLEAK" ] || HOLD_S=10
 HOLD_LOCK=1
+GIVE_UP_MS=500
 # The lock the victim dies holding, homed on node 0, and how long after
 # its death the survivors must have it: heartbeat timeout 5 s, node lease
 # 4 s, margin 1 s, and slack for the view change (membership.rst).
@@ -235,6 +242,23 @@ slow_holder() {
 	echo $rc >/tmp/slow-holder.rc
 }
 
+# abandoned_of DOMAIN: acquisitions of this node whose callers left them.
+abandoned_of() {
+	sed -n 's/^abandoned: //p' "/sys/kernel/debug/rdmalock/$1/locks"
+}
+
+# gave_up_while_held BEFORE: since abandoned_of dom-hold said BEFORE, two
+# acquisitions were left to the workqueue, and node 0 still holds the lock
+# they queued for.
+gave_up_while_held() {
+	local now
+
+	now=$(abandoned_of dom-hold)
+	echo "abandoned: $1 before, ${now:-?} now" >&2
+	[ "$now" = $(($1 + 2)) ] &&
+		! wget -q -O /dev/null "$(peer_url 0 hold-releasing)"
+}
+
 # slow_held: the slow holder kept its lock and its unlock returned 0.
 slow_held() {
 	retry 120 test -s /tmp/slow-holder.rc || return 1
@@ -394,10 +418,10 @@ finished() {
 }
 
 case $VMTEST_NODE in
-0) tap_plan $((20 + MEASURES + TORTURE_TESTS)) ;;
-1) tap_plan $((21 + 4 * MEASURES + TORTURE_TESTS)) ;;
-"$victim") tap_plan $((7 + 2 * MEASURES + TORTURE_TESTS)) ;;
-*) tap_plan $((13 + TORTURE_TESTS)) ;;
+0) tap_plan $((21 + MEASURES + TORTURE_TESTS)) ;;
+1) tap_plan $((25 + 4 * MEASURES + TORTURE_TESTS)) ;;
+"$victim") tap_plan $((11 + 2 * MEASURES + TORTURE_TESTS)) ;;
+*) tap_plan $((17 + TORTURE_TESTS)) ;;
 esac
 kmemleak_forget
 echo no >"$WWW/streaming"
@@ -417,16 +441,27 @@ if [ "$VMTEST_NODE" -eq 0 ]; then
 	slow_holder >/tmp/slow-holder 2>&1 &
 fi
 published 0 hold-held
+if [ "$VMTEST_NODE" -ne 0 ]; then
+	abandoned=$(abandoned_of dom-hold)
+	tap_check "dom-hold: while node 0 holds lock $HOLD_LOCK, a writer's $GIVE_UP_MS ms timed lock times out" \
+		lock_times_out dom-hold $HOLD_LOCK $GIVE_UP_MS
+	tap_check "dom-hold: while node 0 holds lock $HOLD_LOCK, a reader's $GIVE_UP_MS ms timed lock times out" \
+		lock_times_out dom-hold $HOLD_LOCK $GIVE_UP_MS --shared
+	tap_check "dom-hold: both had queued, and were left to the workqueue while node 0 held on" \
+		gave_up_while_held "${abandoned:-0}"
+fi
 hold_waiter w --timeout 600000
 hold_waiter r --shared
 if [ "$VMTEST_NODE" -eq 0 ]; then
-	tap_check "dom-hold: a writer holds lock $HOLD_LOCK for $HOLD_S s (300 leases of 10 ms) and its unlock returns 0" \
+	tap_check "dom-hold: a writer holds lock $HOLD_LOCK for $HOLD_S s ($((HOLD_S * 100)) leases of 10 ms) and its unlock returns 0" \
 		slow_held
 fi
-tap_check "dom-hold: a writer waiting meanwhile is granted after the holder let go, with no error" \
+tap_check "dom-hold: a writer waiting meanwhile, behind those that gave up, is granted after the holder let go, with no error" \
 	hold_waited w
-tap_check "dom-hold: a reader waiting meanwhile is granted after the holder let go, with no error" \
+tap_check "dom-hold: a reader waiting meanwhile, behind those that gave up, is granted after the holder let go, with no error" \
 	hold_waited r
+tap_check "dom-hold: every descriptor of this node is free again, none lost" \
+	retry 10 grep -q 'descriptors: 0 in use of [0-9]*, 0 lost' /sys/kernel/debug/rdmalock/dom-hold/locks
 barrier slow-hold-done
 case $VMTEST_NODE in
 0) tap_check "dom-hold: node 0 holds write lock $CLAIM_W and read lock $CLAIM_R" claim_holders ;;
