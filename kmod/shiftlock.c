@@ -1664,8 +1664,42 @@ static int rdmalock_sl_pass(struct rdmalock_lockspace *ls,
 }
 
 /*
+ * Hands the lock on: to the successor, or, with none known, by clearing
+ * the tail; a successor between its enqueue and its Successor message is
+ * waited for, within @how, at SL_TURN_LINK, where a wait that ended
+ * leaves it (an abandoned writer's next step starts there). Its Successor
+ * message is on the way; a failed one never sends. Without leases, a
+ * failed one asks for a view change, which, like any, frees the lock, the
+ * successor gone.
+ */
+static int rdmalock_sl_hand_on(struct rdmalock_lockspace *ls,
+			       struct rdmalock_waiter *w, bool to_readers,
+			       const struct rdmalock_how *how)
+{
+	bool queued = false;
+	int ret;
+
+	if (sl_w(w)->turn != SL_TURN_LINK &&
+	    !test_bit(RDMALOCK_EV_LINK, &w->events)) {
+		ret = rdmalock_sl_release_alone(ls, w, &queued);
+		if (ret || !queued)
+			return ret;
+		sl_w(w)->turn = SL_TURN_LINK;
+	}
+	ret = rdmalock_wait_event(ls, w, BIT(RDMALOCK_EV_LINK), how);
+	if (ret)
+		return ret;
+	sl_w(w)->turn = SL_TURN_NONE;
+	/* Pairs with rdmalock_event(): the successor is read after its event. */
+	smp_rmb();
+	return rdmalock_sl_pass(ls, w, to_readers);
+}
+
+/*
  * A writer lets go of the lock, to the readers whatever its batch says
- * when @to_readers; -ERESTART when a view change came meanwhile.
+ * when @to_readers; -ERESTART when a view change came meanwhile. Under
+ * leases a successor's Successor is waited for a lease at most: then the
+ * lock is left to the others' reset.
  */
 static int rdmalock_sl_let_go(struct rdmalock_lockspace *ls,
 			      struct rdmalock_waiter *w, bool to_readers)
@@ -1674,34 +1708,20 @@ static int rdmalock_sl_let_go(struct rdmalock_lockspace *ls,
 		.deadline = jiffies + nsecs_to_jiffies(sl_ls(ls)->lease) + 1,
 		.timed = true,
 	};
-	bool queued = false;
 	int ret;
 
 	if (rdmalock_sl_lease_over(ls, w)) {
 		w->lost = true;
 		return -ETIME;
 	}
-	if (!test_bit(RDMALOCK_EV_LINK, &w->events)) {
-		ret = rdmalock_sl_release_alone(ls, w, &queued);
-		if (ret || !queued)
-			return ret;
-		/*
-		 * Its Successor message is on the way; a failed one never
-		 * sends. Without leases, a failed one asks for a view change,
-		 * which, like any, frees the lock, the successor gone.
-		 */
-		ret = rdmalock_wait_event(ls, w, BIT(RDMALOCK_EV_LINK),
-					  ls->gated ? &rdmalock_forever : &how);
-		if (ret && ls->gated)
-			return ret;
-		if (ret) {
-			w->lost = true;
-			return ret == -ETIMEDOUT ? 0 : ret;
-		}
-	}
-	/* Pairs with rdmalock_event(): the successor is read after its event. */
-	smp_rmb();
-	return rdmalock_sl_pass(ls, w, to_readers);
+	/* Only an abandoned writer's step starts at a wait it left. */
+	sl_w(w)->turn = SL_TURN_NONE;
+	ret = rdmalock_sl_hand_on(ls, w, to_readers,
+				  ls->gated ? &rdmalock_forever : &how);
+	if (!ret || ls->gated || sl_w(w)->turn != SL_TURN_LINK)
+		return ret;
+	w->lost = true;
+	return ret == -ETIMEDOUT ? 0 : ret;
 }
 
 static int rdmalock_sl_release_write(struct rdmalock_lockspace *ls,
@@ -1828,34 +1848,6 @@ static int rdmalock_sl_release(struct rdmalock_lockspace *ls,
 }
 
 /*
- * An abandoned writer, let in, lets go: to its successor, or clearing the
- * tail; a successor between its enqueue and its Successor message is
- * waited for as a turn of its own, not by the worker.
- */
-static int rdmalock_sl_step_let_go(struct rdmalock_lockspace *ls,
-				   struct rdmalock_waiter *w,
-				   const struct rdmalock_how *now)
-{
-	bool queued = false;
-	int ret;
-
-	if (sl_w(w)->turn != SL_TURN_LINK &&
-	    !test_bit(RDMALOCK_EV_LINK, &w->events)) {
-		ret = rdmalock_sl_release_alone(ls, w, &queued);
-		if (ret || !queued)
-			return ret;
-		sl_w(w)->turn = SL_TURN_LINK;
-	}
-	ret = rdmalock_wait_event(ls, w, BIT(RDMALOCK_EV_LINK), now);
-	if (ret)
-		return ret;
-	sl_w(w)->turn = SL_TURN_NONE;
-	/* Pairs with rdmalock_event(): the successor is read after its event. */
-	smp_rmb();
-	return rdmalock_sl_pass(ls, w, false);
-}
-
-/*
  * The next step, on the workqueue and inside the gate, of an acquisition
  * whose caller left (rdmalock_sl_give_up()): once it is let in, it lets
  * go at once. It never waits for a message or a poll, which would take a
@@ -1878,7 +1870,7 @@ static int rdmalock_sl_pass_on(struct rdmalock_lockspace *ls,
 	if (sl_w(w)->turn != SL_TURN_LINK)
 		ret = rdmalock_sl_await_turn(ls, w, &now);
 	if (!ret && sl_w(w)->writer)
-		ret = rdmalock_sl_step_let_go(ls, w, &now);
+		ret = rdmalock_sl_hand_on(ls, w, false, &now);
 	else if (!ret)
 		ret = rdmalock_sl_release_read(ls, w);
 	turn = sl_w(w)->turn;
