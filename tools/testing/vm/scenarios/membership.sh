@@ -503,12 +503,14 @@ fence_manager() {
 		rdmalockctl domain fence-ack dom-fence "$RDMALOCK_NODE" >>/tmp/fence-acks 2>&1' &
 }
 
-# fence_asked: the survivors were asked to fence the victim, for dom-fence
-# and for a domain without a cluster manager's answer too.
+# fence_asked: the survivors were asked to fence the victim for dom-fence.
+# The 4 s domains are asked only where PREPARE begins before the victim's
+# lease has run out here, which missed heartbeats may take longer to
+# reach (a CI run's node 0 was not asked for dom-alock): their events are
+# printed, not required.
 fence_asked() {
 	cat /tmp/fence-events /tmp/fence-acks >&2
-	grep -q "^dom-fence $victim " /tmp/fence-events &&
-		grep -q "^dom-alock $victim " /tmp/fence-events
+	grep -q "^dom-fence $victim " /tmp/fence-events
 }
 
 # The control's verdict, on the victim: the unlock returned 0, though a
