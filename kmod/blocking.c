@@ -26,7 +26,9 @@
  * of a class sets them and the last clears them, after its release. Bits
  * that stay behind (a node that left, a swap that failed) cost at most a
  * message nobody needs, or a callback to a holder nobody waits for; a view
- * change clears the bits of the nodes that left (values.c).
+ * change clears the bits of the nodes that left (values.c). A request
+ * whose caller gave up while it stays in its queue is counted until the
+ * workqueue lets go for it (rdmalock_blocking_carry()).
  *
  * Callbacks run on the names' work queue, never on the message path, and
  * once per holder and strength of the request: a holder told that an
@@ -236,23 +238,23 @@ static struct rdmalock_interest *rdmalock_lock_interest(struct rdmalock_lock *lk
 }
 
 /*
- * Inside the gate: write this node's bits into the home's word when they
- * changed, or @always, and set *@others to the other nodes' bits as the
- * swap found them. Return: 0; -ESTALE when the resolution is stale, and
- * its slot maybe another name's; or the verb's error.
+ * Inside the gate: write this node's bits of @ent into the home's word
+ * when they changed, or @always, and set *@others to the other nodes'
+ * bits as the swap found them. Return: 0; -ESTALE when the resolution is
+ * stale, and its slot maybe another name's; or the verb's error.
  */
-static int rdmalock_interest_post(struct rdmalock_lock *lk, bool always,
+static int rdmalock_interest_post(struct rdmalock_lockspace *ls,
+				  struct rdmalock_name *ent, bool always,
 				  u64 *others)
 {
-	struct rdmalock_lockspace *ls = lk->dom->ls;
-	struct rdmalock_interest *in = rdmalock_lock_interest(lk);
+	struct rdmalock_interest *in = &ent->interest;
 	u64 mine = rdmalock_interest_nodes(BIT(ls->self));
-	u64 off = rdmalock_value_offset(ls->locks_per_node, ls->descs, lk->ent->slot) +
+	u64 off = rdmalock_value_offset(ls->locks_per_node, ls->descs, ent->slot) +
 		  offsetof(struct rdmalock_value, interest);
 	u64 bits, expected, old;
 	int ret = 0;
 
-	if (rdmalock_name_stale(ls->names, lk->ent))
+	if (rdmalock_name_stale(ls->names, ent))
 		return -ESTALE;
 	mutex_lock(&in->post);
 	spin_lock_bh(&in->lock);
@@ -261,7 +263,7 @@ static int rdmalock_interest_post(struct rdmalock_lock *lk, bool always,
 	if (always || bits != in->posted) {
 		/* Lock-free: a swap that fails found another node's success. */
 		for (expected = in->seen;; expected = old) {
-			ret = rdmalock_fabric_cas(ls->fabric, lk->home, off, expected,
+			ret = rdmalock_fabric_cas(ls->fabric, ent->home, off, expected,
 						  (expected & ~mine) | bits, &old);
 			if (ret || old == expected || (old & mine) == bits)
 				break;
@@ -314,7 +316,7 @@ static int rdmalock_blocking_tell_nodes(struct rdmalock_lock *lk, u32 cls,
 	ret = rdmalock_gate_enter(ls, how);
 	if (ret)
 		return ret;
-	ret = rdmalock_interest_post(lk, true, &others);
+	ret = rdmalock_interest_post(ls, lk->ent, true, &others);
 	if (!ret)
 		ret = rdmalock_blocking_send(lk, rdmalock_interest_blocked_by(others, cls),
 					     cls + 1);
@@ -442,7 +444,7 @@ int rdmalock_blocking_granted(struct rdmalock_lock *lk)
 								  lk->cls));
 		spin_unlock_bh(&in->lock);
 	}
-	ret = rdmalock_interest_post(lk, hold, &others);
+	ret = rdmalock_interest_post(lk->dom->ls, lk->ent, hold, &others);
 	if (!hold)
 		return 0;	/* best effort, as rdmalock_blocking_settle() */
 	if (ret) {
@@ -542,9 +544,70 @@ void rdmalock_blocking_settle(struct rdmalock_lock *lk)
 
 	if (rdmalock_gate_enter(ls, &rdmalock_forever))
 		return;
-	rdmalock_interest_post(lk, false, &others);
+	rdmalock_interest_post(ls, lk->ent, false, &others);
 	rdmalock_gate_leave(ls);
 }
+
+/**
+ * rdmalock_blocking_carry() - an acquisition left in its queue keeps its request waiting
+ * @w: an acquisition inside the gate, which its caller leaves in the
+ *	queue or counted in the lock word: abandoned
+ *
+ * Those queued behind @w are not let in before it, so the holders ahead
+ * of it must go on hearing that it waits: its handle's wait
+ * (rdmalock_blocking_wait()) stays counted at the home, carried by @w
+ * until the workqueue has let go for it or a view change has reset it
+ * (rdmalock_blocking_carried_end()). The handle, which its caller may
+ * reuse or free from now on, is @w's no more.
+ *
+ * Context: process context.
+ */
+void rdmalock_blocking_carry(struct rdmalock_waiter *w)
+{
+	struct rdmalock_lock *lk = w->lk;
+
+	w->lk = NULL;
+	if (!lk || !lk->waits)
+		return;
+	/* Inside the gate: no view change moves @lk->ent meanwhile. */
+	WARN_ON_ONCE(w->carried);
+	rdmalock_name_hold(w->ls->names, lk->ent);
+	w->carried_cls = lk->cls;
+	spin_lock_bh(&lk->ent_lock);
+	lk->waits = false;
+	spin_unlock_bh(&lk->ent_lock);
+	/* The class is set before; pairs with the xchg() that ends it. */
+	smp_store_release(&w->carried, lk->ent);
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_blocking_carry);
+
+/**
+ * rdmalock_blocking_carried_end() - the wait that @w carried is over
+ * @w: an acquisition that rdmalock_blocking_carry() left abandoned, let
+ *	go of or reset; or any other, which carries nothing
+ * @post: inside the gate, or in a view change's claims: write this
+ *	node's bits now; else they stay at the home until this node's next
+ *	post of the name, as a failed post leaves them
+ *	(rdmalock_blocking_settle())
+ *
+ * Context: process context; sleeps if @post.
+ */
+void rdmalock_blocking_carried_end(struct rdmalock_waiter *w, bool post)
+{
+	struct rdmalock_name *ent = xchg(&w->carried, NULL);
+	struct rdmalock_lockspace *ls = w->ls;
+	u64 others;
+
+	if (!ent)
+		return;
+	spin_lock_bh(&ent->interest.lock);
+	ent->interest.waiting[w->carried_cls]--;
+	spin_unlock_bh(&ent->interest.lock);
+	if (post)
+		rdmalock_interest_post(ls, ent, false, &others);
+	rdmalock_name_put(ls->names, ent);
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_blocking_carried_end);
 
 /**
  * rdmalock_blocking_cancel() - no callback of @lk runs after this

@@ -99,6 +99,7 @@ struct rdmalock_how;
 struct rdmalock_lock;
 struct rdmalock_name;
 struct rdmalock_names;
+struct rdmalock_waiter;
 
 void rdmalock_interest_init(struct rdmalock_interest *in);
 void rdmalock_interest_tell(struct rdmalock_interest *in, u32 level);
@@ -118,6 +119,8 @@ bool rdmalock_blocking_unhold(struct rdmalock_lock *lk);
 bool rdmalock_blocking_move(struct rdmalock_lock *lk, struct rdmalock_name *to);
 void rdmalock_blocking_settle(struct rdmalock_lock *lk);
 void rdmalock_blocking_cancel(struct rdmalock_lock *lk);
+void rdmalock_blocking_carry(struct rdmalock_waiter *w);
+void rdmalock_blocking_carried_end(struct rdmalock_waiter *w, bool post);
 void rdmalock_blocking_attach(struct rdmalock_names *nm);
 #if IS_ENABLED(CONFIG_KUNIT)
 u32 rdmalock_blocking_level(u32 held, u32 asked, u32 level);

@@ -137,6 +137,7 @@ static inline bool rdmalock_abandoned_state(int state)
 struct rdmalock_lock;
 struct rdmalock_lockspace;
 struct rdmalock_ls_params;
+struct rdmalock_name;
 struct rdmalock_names;
 
 /**
@@ -161,7 +162,12 @@ struct rdmalock_names;
  *	(-ENOLCK: this node was fenced; -ENOTCONN: the home left the view),
  *	which its unlock returns
  * @lk: the handle of a named lock, which a view change that moves the
- *	name's home moves too (&rdmalock_how.lk); NULL for an id's slot
+ *	name's home moves too (&rdmalock_how.lk); NULL for an id's slot,
+ *	and once its caller left it abandoned
+ * @carried: the resolution of the named lock whose wait the acquisition,
+ *	abandoned, keeps counted at the home (rdmalock_blocking_carry()),
+ *	or NULL
+ * @carried_cls: that wait's class
  * @priv: the algorithm's own state of the acquisition; see
  *	rdmalock_waiter_priv()
  */
@@ -182,6 +188,8 @@ struct rdmalock_waiter {
 	bool held;
 	int gone;
 	struct rdmalock_lock *lk;
+	struct rdmalock_name *carried;
+	u32 carried_cls;
 	void *priv;
 };
 
@@ -514,6 +522,7 @@ int rdmalock_desc_signal(struct rdmalock_lockspace *ls, u64 ptr,
 			 unsigned int event, s64 val, bool via_nic);
 int rdmalock_wait_event(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w,
 			unsigned long events, const struct rdmalock_how *how);
+int rdmalock_abandon(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w);
 int rdmalock_wait_cancel(struct rdmalock_lockspace *ls,
 			 struct rdmalock_waiter *w, int err);
 int rdmalock_pass_on(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w,
@@ -522,6 +531,7 @@ void rdmalock_queue_abandoned(struct rdmalock_lockspace *ls,
 			      struct rdmalock_waiter *w, unsigned long delay);
 
 void rdmalock_abandoned_flush(struct rdmalock_lockspace *ls);
+void rdmalock_abandoned_waits_end(struct rdmalock_lockspace *ls, bool post);
 int rdmalock_acq_fail(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w,
 		      int err);
 bool rdmalock_gave_up(int err);

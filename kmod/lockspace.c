@@ -22,6 +22,7 @@
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 
+#include "blocking.h"
 #include "locks.h"
 #include "names.h"
 #include "rdmalock-pri.h"
@@ -258,6 +259,30 @@ void rdmalock_abandoned_flush(struct rdmalock_lockspace *ls)
 	for (idx = 0; idx < ls->descs; idx++)
 		flush_delayed_work(&ls->waiters[idx].abandon_work);
 }
+
+/**
+ * rdmalock_abandoned_waits_end() - end the waits that abandoned acquisitions carried
+ * @ls: the lockspace, in a view change's claims, every queue reset and
+ *	the gate shut; or stopping, every abandoned acquisition's work done
+ * @post: write this node's bits at the homes (the claims): else a view
+ *	change would leave the bits of a request that no longer waits at
+ *	its home, telling every later holder to let go
+ *
+ * For the acquisitions that the reset freed, or lost, without letting go
+ * (rdmalock_blocking_carry()).
+ *
+ * Context: process context; sleeps if @post.
+ */
+void rdmalock_abandoned_waits_end(struct rdmalock_lockspace *ls, bool post)
+{
+	u32 idx;
+
+	if (!ls->names)
+		return;
+	for (idx = 0; idx < ls->descs; idx++)
+		rdmalock_blocking_carried_end(&ls->waiters[idx], post);
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_abandoned_waits_end);
 
 /*
  * A grant settles the state in one step: to GRANTED for a waiter, to
@@ -584,6 +609,9 @@ int rdmalock_pass_on(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w,
 		    rdmalock_verb_failed(ret, &rdmalock_forever))
 			ls->want_view_change(ls->view_ctx);
 	}
+	/* A lost one keeps it until the view change's claims post it. */
+	if (!w->lost)
+		rdmalock_blocking_carried_end(w, true);
 	rdmalock_abandon_end(ls, w);
 	rdmalock_desc_free(ls, w);
 	return err;
@@ -596,7 +624,10 @@ static void rdmalock_abandoned(struct work_struct *work)
 						 abandon_work);
 	struct rdmalock_lockspace *ls = w->ls;
 
-	/* A view change is under way: it resets the queue instead. */
+	/*
+	 * A view change is under way: it resets the queue instead, and its
+	 * claims end the wait @w carries (rdmalock_abandoned_waits_end()).
+	 */
 	if (!rdmalock_gate_try_enter(ls)) {
 		rdmalock_abandon_end(ls, w);
 		rdmalock_desc_free(ls, w);
@@ -607,6 +638,27 @@ static void rdmalock_abandoned(struct work_struct *work)
 			 0);
 	rdmalock_gate_leave(ls);
 }
+
+/**
+ * rdmalock_abandon() - the caller of @w leaves it where it waits
+ * @ls: the lockspace
+ * @w: an acquisition inside the gate, queued or counted in the lock word
+ *
+ * Counts it, and has it carry its named lock's wait until it is let go
+ * of (rdmalock_blocking_carry()).
+ *
+ * Context: process context.
+ * Return: its state before: RDMALOCK_W_WAITING, and it is
+ * RDMALOCK_W_ABANDONED now; or RDMALOCK_W_GRANTED, which the grant
+ * settled, and the caller passes the lock on.
+ */
+int rdmalock_abandon(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w)
+{
+	atomic64_inc(&ls->abandoned);
+	rdmalock_blocking_carry(w);
+	return atomic_cmpxchg(&w->state, RDMALOCK_W_WAITING, RDMALOCK_W_ABANDONED);
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_abandon);
 
 /**
  * rdmalock_wait_cancel() - stop waiting for a grant
@@ -628,9 +680,7 @@ int rdmalock_wait_cancel(struct rdmalock_lockspace *ls,
 		rdmalock_desc_free(ls, w);
 		return err;
 	}
-	atomic64_inc(&ls->abandoned);
-	if (atomic_cmpxchg(&w->state, RDMALOCK_W_WAITING,
-			   RDMALOCK_W_ABANDONED) == RDMALOCK_W_WAITING)
+	if (rdmalock_abandon(ls, w) == RDMALOCK_W_WAITING)
 		return err;
 	/* The grant's BUDGET word is read after its state; pairs with the event. */
 	smp_rmb();
@@ -965,6 +1015,7 @@ void rdmalock_lockspace_stop(struct rdmalock_lockspace *ls)
 	if (ls->names)
 		rdmalock_names_stop(ls->names);
 	rdmalock_abandoned_flush(ls);
+	rdmalock_abandoned_waits_end(ls, false);
 	/* Requests still queued fail: the domain is closed. */
 	destroy_workqueue(ls->request_wq);
 	destroy_workqueue(ls->wq);

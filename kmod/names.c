@@ -458,13 +458,29 @@ int rdmalock_name_get(struct rdmalock_names *nm, const void *name, u32 len,
 EXPORT_SYMBOL_IF_KUNIT(rdmalock_name_get);
 
 /**
+ * rdmalock_name_hold() - one more reference on a resolution
+ * @nm: the node's named locks
+ * @ent: a resolution referenced already, by the caller's handle
+ *
+ * Given back with rdmalock_name_put().
+ *
+ * Context: any but hard interrupt.
+ */
+void rdmalock_name_hold(struct rdmalock_names *nm, struct rdmalock_name *ent)
+{
+	spin_lock_bh(&nm->lock);
+	ent->refs++;
+	spin_unlock_bh(&nm->lock);
+}
+
+/**
  * rdmalock_name_put() - a handle is done with a resolution
  * @nm: the node's named locks
  * @ent: from rdmalock_name_get()
  *
  * The node keeps referencing the name for names_idle_ms more.
  *
- * Context: any.
+ * Context: any but hard interrupt.
  */
 void rdmalock_name_put(struct rdmalock_names *nm, struct rdmalock_name *ent)
 {

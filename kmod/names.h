@@ -87,6 +87,7 @@ void rdmalock_names_free(struct rdmalock_names *nm);
 
 int rdmalock_name_get(struct rdmalock_names *nm, const void *name, u32 len,
 		      struct rdmalock_name **entp);
+void rdmalock_name_hold(struct rdmalock_names *nm, struct rdmalock_name *ent);
 void rdmalock_name_put(struct rdmalock_names *nm, struct rdmalock_name *ent);
 bool rdmalock_name_stale(struct rdmalock_names *nm,
 			 const struct rdmalock_name *ent);

@@ -344,7 +344,8 @@ EXPORT_SYMBOL_IF_KUNIT(rdmalock_recovery_reset);
  * claims it at its new home (rdmalock_lock_claim_moved()). A holder of an
  * id's slot whose home is not a member lost its lock with its home
  * (-ENOTCONN at unlock). One whose claim fails is told it lost it
- * (-ENOLCK).
+ * (-ENOLCK). The requests of acquisitions abandoned in queues that the
+ * reset emptied stop waiting at their homes.
  *
  * Context: process context; sleeps in verbs.
  * Return: 0, or the first claim's error: a claim may have half
@@ -358,6 +359,7 @@ int rdmalock_recovery_claim(struct rdmalock_lockspace *ls, u32 members)
 
 	if (!ls->gated)
 		return 0;
+	rdmalock_abandoned_waits_end(ls, true);
 	for (idx = 0; idx < ls->descs; idx++) {
 		if (!rdmalock_desc_holds(ls, idx))
 			continue;

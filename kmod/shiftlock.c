@@ -1274,15 +1274,13 @@ static int rdmalock_sl_give_up(struct rdmalock_lockspace *ls,
 {
 	if (!rdmalock_sl_left(ls, w, how, err))
 		return rdmalock_sl_fail(ls, w, err);
-	atomic64_inc(&ls->abandoned);
 	/*
 	 * Fully ordered, as rdmalock_event(): a message's event set before is
 	 * seen by the first step, one set after sees the state and queues
 	 * the next. A Handover that came first has settled the state, and
 	 * changes it no more.
 	 */
-	if (atomic_cmpxchg(&w->state, RDMALOCK_W_WAITING,
-			   RDMALOCK_W_ABANDONED) == RDMALOCK_W_GRANTED)
+	if (rdmalock_abandon(ls, w) == RDMALOCK_W_GRANTED)
 		atomic_set(&w->state, RDMALOCK_W_ABANDONED_GRANTED);
 	rdmalock_queue_abandoned(ls, w, 0);
 	return err;

@@ -10,7 +10,9 @@
  * entry, and the old slot's LVB, would come back. A blocking message
  * reaches the holders of its name that block it, once per strength, and
  * none of another slot's or a sender's out of the view; a malformed one,
- * from a buggy peer, none at all.
+ * from a buggy peer, none at all. An acquisition left abandoned in its
+ * queue keeps its request counted, and the name referenced, until its
+ * descriptor lets go.
  *
  * On node 0 of three, alone in its view: a name whose home is not a
  * member is homed on the next member, here, with an LVB that is not valid
@@ -94,6 +96,8 @@ static void names_test_exit(struct kunit *test)
 {
 	struct names_ctx *c = test->priv;
 
+	/* A case that failed before names_done() left them attached. */
+	c->ls->names = NULL;
 	rdmalock_names_stop(c->nm);
 	rdmalock_names_free(c->nm);
 	rdmalock_lockspace_stop(c->ls);
@@ -495,6 +499,56 @@ static void a_move_carries_the_wait_of_a_racing_grant(struct kunit *test)
 	names_done(test, ent);
 }
 
+/*
+ * An acquisition whose caller gave up may stay queued (ShiftLock's
+ * cannot leave before it is let in), and those queued behind it are not
+ * let in before it: its wait stays counted, and the name referenced,
+ * until its descriptor is done, so that holders let in ahead of it are
+ * still told of it. Its handle's own end of the wait changes nothing; a
+ * view change's end of the descriptor's, once, ends it.
+ */
+static void an_abandoned_acquisition_carries_its_wait(struct kunit *test)
+{
+	struct names_ctx *c = test->priv;
+	struct rdmalock_waiter *w = &c->ls->waiters[0];
+	struct rdmalock_domain *dom;
+	struct rdmalock_name *ent;
+	struct rdmalock_lock *lk;
+	u32 refs;
+
+	ent = names_domain(test, &dom);
+	lk = kunit_kzalloc(test, sizeof(*lk), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, lk);
+	lk->dom = dom;
+	lk->ent = ent;
+	lk->cls = RDMALOCK_CLASS_EX;
+	rdmalock_blocking_init(lk);
+	/* What rdmalock_blocking_wait() counted, and the acquisition's handle. */
+	ent->interest.waiting[RDMALOCK_CLASS_EX]++;
+	lk->waits = true;
+	w->lk = lk;
+	refs = ent->refs;
+
+	KUNIT_EXPECT_EQ(test, rdmalock_abandon(c->ls, w), RDMALOCK_W_WAITING);
+	rdmalock_blocking_unwait(lk);
+	KUNIT_EXPECT_EQ(test, atomic_read(&w->state), RDMALOCK_W_ABANDONED);
+	KUNIT_EXPECT_NULL(test, w->lk);
+	KUNIT_EXPECT_FALSE(test, lk->waits);
+	KUNIT_EXPECT_PTR_EQ(test, w->carried, ent);
+	KUNIT_EXPECT_EQ(test, ent->refs, refs + 1);
+	/* A reader granted now hears of it. */
+	KUNIT_EXPECT_EQ(test, rdmalock_interest_blocks(rdmalock_interest_bits(&ent->interest, 0),
+						       RDMALOCK_CLASS_SH),
+			RDMALOCK_LEVEL_EX);
+
+	rdmalock_abandoned_waits_end(c->ls, false);
+	rdmalock_abandoned_waits_end(c->ls, false);
+	KUNIT_EXPECT_EQ(test, ent->interest.waiting[RDMALOCK_CLASS_EX], 0);
+	KUNIT_EXPECT_EQ(test, ent->refs, refs);
+	KUNIT_EXPECT_NULL(test, w->carried);
+	names_done(test, ent);
+}
+
 static void homes_follow_the_view(struct kunit *test)
 {
 	/* A member is its names' home; the next member is a departed one's. */
@@ -578,6 +632,7 @@ static struct kunit_case rdmalock_names_cases[] = {
 	KUNIT_CASE(malformed_blocking_messages_tell_nobody),
 	KUNIT_CASE(the_pool_asks_every_kept_lock_back),
 	KUNIT_CASE(a_move_carries_the_wait_of_a_racing_grant),
+	KUNIT_CASE(an_abandoned_acquisition_carries_its_wait),
 	{}
 };
 

@@ -708,6 +708,17 @@ hold_end() {
 # hold_unlocked TAG: holder TAG ended, and its unlock returned 0.
 hold_unlocked() { hold_end "$1" && grep -q '^unlocked ' "/tmp/hold-$1.out"; }
 
+# abandoned_of DOMAIN: acquisitions of this node whose callers left them.
+abandoned_of() {
+	sed -n 's/^abandoned: //p' "/sys/kernel/debug/rdmalock/$1/locks"
+}
+
+# descs_in_use DOMAIN: this node's queue descriptors in use.
+descs_in_use() {
+	sed -n 's/^descriptors: \([0-9]*\) in use.*/\1/p' \
+		"/sys/kernel/debug/rdmalock/$1/locks"
+}
+
 # lock_times_out DOMAIN ID MS [ARG...]: a lock of ID with a timeout of MS
 # (and rdmalockctl lock's ARGs) fails with ETIMEDOUT.
 lock_times_out() {

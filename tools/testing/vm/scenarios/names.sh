@@ -38,6 +38,11 @@
 #    a lock named by a byte string (--lock-name): held once per file
 #    (EDEADLK), excluding on node 1, while another name is free; names
 #    refused where locks are not named (EOPNOTSUPP) or too long (EINVAL);
+#  - a writer that gives up keeps asking (ShiftLock, id 23): node 0 holds
+#    it EX, node 1 queues PR with --notify, the last node EX behind both,
+#    timing out; node 0 converts down to PR, which lets node 1's PR in
+#    ahead of that writer: it is told of its EX request, which the
+#    workqueue finishes once both let go;
 #  - lock caching with conversions (--convert): a lock kept exclusive that
 #    only shared requests wait for is converted down to PR and kept; the
 #    same checks as the caching torture, and locks were converted; its
@@ -328,6 +333,14 @@ pool_round() {
 	fi
 }
 
+# session_open: an rdmalockctl session on one open file, its commands
+# written to fd 7, its answers in /tmp/sess.out.
+session_open() {
+	rm -f /tmp/sess.in && mkfifo /tmp/sess.in
+	rdmalockctl session </tmp/sess.in >/tmp/sess.out 2>&1 &
+	exec 7>/tmp/sess.in
+}
+
 # session_ask LINE: the session on fd 7 is given LINE, whose answer
 # session_answer awaits.
 session_ask() {
@@ -416,6 +429,45 @@ notify_heard() {
 		session_says "unlock nm-shift 22" ok
 }
 
+# session_waits: the session has not answered its last line yet.
+session_waits() { [ "$(wc -l </tmp/sess.out)" -lt "$(cat /tmp/sess.next)" ]; }
+
+# more_descs_in_use DOMAIN COUNT: more than COUNT descriptors in use.
+more_descs_in_use() { [ "$(descs_in_use "$1")" -gt "$2" ]; }
+
+no_descs_in_use() { [ "$(descs_in_use "$1")" = 0 ]; }
+
+# reader_queued: node 1's session asks for id 23 PR with --notify, and
+# waits: a descriptor more in use, still so a second later, no answer.
+reader_queued() {
+	local used
+
+	used=$(descs_in_use nm-shift)
+	session_ask "lock nm-shift 23 --mode pr --notify"
+	retry 30 more_descs_in_use nm-shift "$used" && sleep 1 &&
+		more_descs_in_use nm-shift "$used" && session_waits
+}
+
+# writer_gave_up BEFORE: since abandoned_of nm-shift said BEFORE, an EX
+# request of id 23 timed out after it queued, left to the workqueue.
+writer_gave_up() {
+	local now
+
+	lock_times_out nm-shift 23 5000 || return 1
+	now=$(abandoned_of nm-shift)
+	echo "abandoned: $1 before, ${now:-?} now" >&2
+	[ "$now" = $(($1 + 1)) ]
+}
+
+# reader_told: node 1's PR is granted, and told of an EX request.
+reader_told() {
+	local rc=0
+
+	session_answer ok || return 1
+	session_says "blocked 30000" "ok: nm-shift 23 ex" || rc=1
+	session_says "unlock nm-shift 23" ok && [ "$rc" -eq 0 ]
+}
+
 # name_held: node 0's session takes the lock named inode:42, and may not
 # take it twice.
 name_held() {
@@ -448,11 +500,11 @@ name_refused() {
 
 
 if [ "$VMTEST_NODE" -eq 0 ]; then
-	tap_plan 57
+	tap_plan 60
 elif [ "$VMTEST_NODE" -eq "$victim" ]; then
-	tap_plan 35
+	tap_plan 37
 else
-	tap_plan 43
+	tap_plan 45
 fi
 kmemleak_forget
 tap_check "rdmalock.ko loads" load_rdmalock
@@ -530,9 +582,7 @@ tap_check "nm-pool destroyed" ctl domain destroy nm-pool
 # Conversions of nm-shift's id 20 (homed on the last node) by node 0's
 # session, probed by the others.
 if [ "$VMTEST_NODE" -eq 0 ]; then
-	rm -f /tmp/sess.in && mkfifo /tmp/sess.in
-	rdmalockctl session </tmp/sess.in >/tmp/sess.out 2>&1 &
-	exec 7>/tmp/sess.in
+	session_open
 	tap_check "node 0 takes id 20 EX and converts it down to PR" conv_down
 fi
 barrier conv-pr
@@ -610,6 +660,44 @@ barrier nt-done
 	tap_check "node 1 gets both once node 0 lets go" sh -c \
 		". ./lib.sh && hold_started n22 30 && hold_started n21 30 &&
 		 hold_unlocked n22 && hold_unlocked n21"
+# Id 23: node 0's session holds it EX; node 1's session asks for it PR
+# with --notify, and the last node EX, queued behind both, until it gives
+# up. Node 0 converts down to PR, which lets the readers queued in ahead
+# of the writer that gave up (a writer's release would hand the lock to
+# that writer first, within the writer batch). That writer's request
+# still waits at the home until the workqueue can let go for it: node 1
+# is told of it. (A wait withdrawn when its caller left would leave node
+# 1 untold, and everyone queued behind that writer waiting for as long
+# as node 1 keeps its PR.)
+[ "$VMTEST_NODE" -ne 0 ] ||
+	tap_check "node 0 holds id 23 EX" session_says "lock nm-shift 23 --mode ex" ok
+barrier ab-held
+if [ "$VMTEST_NODE" -eq 1 ]; then
+	session_open
+	tap_check "node 1 queues a PR request for it, with --notify" reader_queued
+fi
+barrier ab-queued
+if [ "$VMTEST_NODE" -eq "$victim" ]; then
+	abandoned=$(abandoned_of nm-shift)
+	tap_check "the last node's EX request, queued behind them, times out and is left to the workqueue" \
+		writer_gave_up "${abandoned:-0}"
+fi
+barrier ab-gave-up
+[ "$VMTEST_NODE" -ne 0 ] ||
+	tap_check "node 0 converts id 23 down to PR, letting the readers in" \
+		session_says "convert nm-shift 23 pr" ok
+if [ "$VMTEST_NODE" -eq 1 ]; then
+	tap_check "node 1's PR, let in ahead of the writer that gave up, hears of its EX request" \
+		reader_told
+	exec 7>&-
+fi
+barrier ab-told
+[ "$VMTEST_NODE" -ne 0 ] ||
+	tap_check "node 0 lets id 23 go" session_says "unlock nm-shift 23" ok
+barrier ab-released
+[ "$VMTEST_NODE" -ne "$victim" ] ||
+	tap_check "and the workqueue lets go for that writer: no descriptor of the last node in use" \
+		retry 30 no_descs_in_use nm-shift
 [ "$VMTEST_NODE" -ne 0 ] ||
 	tap_check "node 0 holds the lock named inode:42, once (EDEADLK)" name_held
 barrier name-held

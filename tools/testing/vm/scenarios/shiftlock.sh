@@ -245,11 +245,6 @@ slow_holder() {
 	echo $rc >/tmp/slow-holder.rc
 }
 
-# abandoned_of DOMAIN: acquisitions of this node whose callers left them.
-abandoned_of() {
-	sed -n 's/^abandoned: //p' "/sys/kernel/debug/rdmalock/$1/locks"
-}
-
 # gave_up_while_held BEFORE: since abandoned_of dom-hold said BEFORE, two
 # acquisitions were left to the workqueue, and node 0 still holds the lock
 # they queued for.
@@ -268,8 +263,7 @@ gave_up_while_held() {
 queued_behind() {
 	local used
 
-	used=$(sed -n 's/^descriptors: \([0-9]*\) in use.*/\1/p' \
-		/sys/kernel/debug/rdmalock/dom-hold/locks)
+	used=$(descs_in_use dom-hold)
 	[ "${used:-0}" -ge 4 ]
 }
 
