@@ -69,10 +69,11 @@
  *   kind (or a writer another writer) reports it, undone, as a second
  *   holder: that holder is told at unlock that its lock was lost.
  * - Without a lease, a message that cannot be posted (the node is not
- *   connected, or its send queue stays full for %SL_SEND_GATED_MS) would
- *   leave a queue stalled: the call that sent it fails as a verb does
- *   (-EIO), and the lock layer asks for a view change, which resets the
- *   queue; a home node whose Done cannot be posted asks for one itself.
+ *   connected, or its send queue stays full, or the fabric has no message
+ *   buffer, for %SL_SEND_GATED_MS) would leave a queue stalled: the call
+ *   that sent it fails as a verb does (-EIO), and the lock layer asks for
+ *   a view change, which resets the queue; a home node whose Done cannot
+ *   be posted asks for one itself.
  *   A message posted and then lost with its connection is not reported
  *   to its sender: if the connection comes back before a view leaves the
  *   node out, the queue waits for the next view change (a limit).
@@ -727,10 +728,12 @@ static bool rdmalock_sl_current(struct rdmalock_lockspace *ls,
 }
 
 /*
- * Sends, waiting a little for room in a full send queue. Not long: the
- * receiver of a hand-over starts its lease when it gets it, and the other
- * waiters' clocks started at the hand-over's atomic, which the top of
- * this file allows two leases of delay. Without leases, longer: a lost
+ * Sends, waiting a little for room in a full send queue, or for a buffer
+ * when the fabric's pool of them is empty (-ENOMEM: its reserve is taken
+ * by messages in flight, whose completions give them back). Not long:
+ * the receiver of a hand-over starts its lease when it gets it, and the
+ * other waiters' clocks started at the hand-over's atomic, which the top
+ * of this file allows two leases of delay. Without leases, longer: a lost
  * message costs a view change.
  */
 static int rdmalock_sl_send(struct rdmalock_lockspace *ls, u32 node, u8 type,
@@ -743,7 +746,8 @@ static int rdmalock_sl_send(struct rdmalock_lockspace *ls, u32 node, u8 type,
 
 	for (;;) {
 		ret = rdmalock_fabric_send(ls->fabric, node, type, m, sizeof(*m));
-		if (ret != -ENOBUFS || ktime_after(ktime_get(), end))
+		if ((ret != -ENOBUFS && ret != -ENOMEM) ||
+		    ktime_after(ktime_get(), end))
 			break;
 		usleep_range(50, 100);
 	}

@@ -11,7 +11,8 @@
 # every node's acquisitions, at most 0.1, beside the cas baseline's; a writer is not
 # starved by a stream of readers, nor a reader by a stream of writers. On
 # the debug kernel the torture runs with no memory for the home nodes'
-# jobs (VERB_RECV below).
+# jobs (VERB_RECV below), and a round once more with ShiftLock's sends
+# short of message buffers, which are sent again, none lost (NOMEM).
 #
 # The torture, the verbs and the streams run on domains that recover
 # through membership views, the default, with the default 10 ms lease,
@@ -85,6 +86,15 @@ victim=$((n - 1))
 VERB_RECV=5
 jobs_skip=
 [ -e "$KMEMLEAK" ] || jobs_skip=" # SKIP no fault injection"
+# Then, on the debug kernel, a round on one lock at 50% reads where one
+# in three of ShiftLock's sends, 60 on each node, finds no message buffer
+# (fault fail_alloc, verb send, ShiftLock's message types: bits 8 to 15
+# and 20, kmod/shiftlock.h): each is sent again once a buffer is back,
+# none is lost (no view change, no error).
+VERB_SEND=4
+SL_MSG_TYPES=$((0xff00 | 1 << 20))
+NOMEM=0
+[ ! -e "$KMEMLEAK" ] || NOMEM=1
 
 ctl() { rdmalockctl "$@"; }
 
@@ -418,6 +428,30 @@ jobs_never_allocated() {
 		[ "$rc" -eq 0 ]
 }
 
+# sl_msgs_lost: how many ShiftLock messages this node's log says it lost.
+sl_msgs_lost() { dmesg | grep -c 'ShiftLock message .* lost'; }
+
+# no_send_memory: one in three of ShiftLock's next 60 sends finds no
+# message buffer.
+no_send_memory() {
+	sl_msgs_lost >/tmp/sends-lost
+	injected fail_alloc >/tmp/sends-injected &&
+		fault fail_alloc verbs=$((1 << VERB_SEND)) types=$SL_MSG_TYPES \
+			interval=3 times=60 verbose=0 probability=100
+}
+
+# sends_retried: some did, and none was lost; every buffer again.
+sends_retried() {
+	local rc=0 injected
+
+	injected=$(($(injected fail_alloc) - $(cat /tmp/sends-injected))) || return 1
+	faults_off || rc=1
+	echo "ShiftLock sends refused a buffer: $injected" >&2
+	dmesg | grep 'ShiftLock message .* lost' >&2
+	[ "$(sl_msgs_lost)" -eq "$(cat /tmp/sends-lost)" ] && [ "$injected" -gt 0 ] &&
+		[ "$rc" -eq 0 ]
+}
+
 # finished NAME: the background job NAME ended and succeeded.
 finished() {
 	retry 300 test -e "/tmp/$1.rc" || return 1
@@ -426,9 +460,9 @@ finished() {
 }
 
 case $VMTEST_NODE in
-0) tap_plan $((21 + MEASURES + TORTURE_TESTS)) ;;
-1) tap_plan $((25 + 4 * MEASURES + TORTURE_TESTS)) ;;
-"$victim") tap_plan $((11 + 2 * MEASURES + TORTURE_TESTS)) ;;
+0) tap_plan $((21 + MEASURES + TORTURE_TESTS + 3 * NOMEM)) ;;
+1) tap_plan $((25 + 4 * MEASURES + TORTURE_TESTS + 3 * NOMEM)) ;;
+"$victim") tap_plan $((11 + 2 * MEASURES + TORTURE_TESTS + 3 * NOMEM)) ;;
 *) tap_plan $((17 + TORTURE_TESTS)) ;;
 esac
 kmemleak_forget
@@ -441,6 +475,16 @@ no_job_memory
 torture_matrix dom-shift shiftlock
 tap_check "the torture's requests to home nodes took their writers' own jobs: no memory needed, none dropped$jobs_skip" \
 	jobs_never_allocated
+if [ "$NOMEM" -eq 1 ]; then
+	no_send_memory
+	tap_check "shiftlock torture, 1 lock, 50% reads, ShiftLock's sends short of buffers: no violation" \
+		torture_round dom-shift nomem --threads "$THREADS" \
+		--duration "$TORTURE_MS" --locks 1 --read 50
+	tap_check "shiftlock torture, 1 lock, 50% reads, ShiftLock's sends short of buffers: counters exact" \
+		counters_exact dom-shift nomem 1
+	tap_check "ShiftLock's sends that found no buffer were sent again: none lost" \
+		sends_retried
+fi
 
 # Membership recovery: a live holder keeps its lock however long it holds.
 barrier slow-hold
