@@ -384,9 +384,9 @@ static u32 rdmalock_mb_leased_out(struct rdmalock_membership *mb, u32 members,
 	return set;
 }
 
-/* Asks a cluster manager, if there is one, to fence @node (uapi: fence). */
-static void rdmalock_mb_ask_fence(struct rdmalock_membership *mb, u32 node,
-				  u64 epoch)
+/* Tells a cluster manager, if there is one, of @event (uapi: its name). */
+static void rdmalock_mb_uevent(struct rdmalock_membership *mb, char *event,
+			       u32 node, u64 epoch)
 {
 	char domain[16 + RDMALOCK_NAME_MAX], nodestr[32], epochstr[40];
 	char *envp[5];
@@ -394,12 +394,19 @@ static void rdmalock_mb_ask_fence(struct rdmalock_membership *mb, u32 node,
 	snprintf(domain, sizeof(domain), "RDMALOCK_DOMAIN=%s", mb->name);
 	snprintf(nodestr, sizeof(nodestr), "RDMALOCK_NODE=%u", node);
 	snprintf(epochstr, sizeof(epochstr), "RDMALOCK_EPOCH=%llu", epoch);
-	envp[0] = "RDMALOCK_EVENT=fence";
+	envp[0] = event;
 	envp[1] = domain;
 	envp[2] = nodestr;
 	envp[3] = epochstr;
 	envp[4] = NULL;
 	rdmalock_chardev_uevent(envp);
+}
+
+/* Asks a cluster manager, if there is one, to fence @node. */
+static void rdmalock_mb_ask_fence(struct rdmalock_membership *mb, u32 node,
+				  u64 epoch)
+{
+	rdmalock_mb_uevent(mb, "RDMALOCK_EVENT=fence", node, epoch);
 }
 
 /*
@@ -1061,6 +1068,7 @@ static void rdmalock_mb_tick(struct work_struct *work)
 						      struct rdmalock_membership,
 						      tick);
 	bool fenced, stopping;
+	u64 epoch;
 	u32 up;
 
 	spin_lock_bh(&mb->lock);
@@ -1082,6 +1090,7 @@ static void rdmalock_mb_tick(struct work_struct *work)
 		mb->want_pending = true;
 	rdmalock_mb_renew(mb, up);
 	fenced = rdmalock_mb_check_lease(mb);
+	epoch = mb->view_epoch;
 	rdmalock_mb_coordinate(mb, up);
 	rdmalock_mb_ask_view_change(mb, up);
 	queue_delayed_work(mb->tick_wq, &mb->tick, msecs_to_jiffies(MB_TICK_MS));
@@ -1091,6 +1100,8 @@ static void rdmalock_mb_tick(struct work_struct *work)
 				     mb->view_members);
 		pr_warn("%s: no quorum renewed this node's lease for %u ms: fenced, its locks are lost\n",
 			mb->name, jiffies_to_msecs(mb->lease));
+		/* What this node's holders protect must stop now (GFS2: withdraw). */
+		rdmalock_mb_uevent(mb, "RDMALOCK_EVENT=fenced", mb->self, epoch);
 	}
 }
 

@@ -214,7 +214,7 @@ static int cmd_version(int argc, char **argv)
 	close(fd);
 	printf("module ABI %u, rdmalockctl ABI %u\n", v.abi_version,
 	       RDMALOCK_ABI_VERSION);
-	printf("features:%s%s%s%s%s%s%s%s%s%s%s\n",
+	printf("features:%s%s%s%s%s%s%s%s%s%s%s%s\n",
 	       v.features & RDMALOCK_FEAT_DEVICE_STATUS ? " device-status" : "",
 	       v.features & RDMALOCK_FEAT_DOMAINS ? " domains" : "",
 	       v.features & RDMALOCK_FEAT_DOMAIN_KEY ? " domain-key" : "",
@@ -225,7 +225,8 @@ static int cmd_version(int argc, char **argv)
 	       v.features & RDMALOCK_FEAT_RUN_CACHE ? " run-cache" : "",
 	       v.features & RDMALOCK_FEAT_MODES ? " modes" : "",
 	       v.features & RDMALOCK_FEAT_NOTIFY ? " notify" : "",
-	       v.features & RDMALOCK_FEAT_LOCK_NAMES ? " lock-names" : "");
+	       v.features & RDMALOCK_FEAT_LOCK_NAMES ? " lock-names" : "",
+	       v.features & RDMALOCK_FEAT_FENCED ? " fenced" : "");
 	if (v.abi_version != RDMALOCK_ABI_VERSION) {
 		fprintf(stderr, "rdmalockctl: ABI mismatch; rebuild the tool\n");
 		return 1;

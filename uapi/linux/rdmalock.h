@@ -61,6 +61,11 @@
 #define RDMALOCK_FEAT_NOTIFY		_BITULL(10)
 /* &rdmalock_lock_req.lock_name: locks named by byte strings */
 #define RDMALOCK_FEAT_LOCK_NAMES	_BITULL(11)
+/*
+ * The "fenced" uevent of the device: this node fenced itself, its locks
+ * are lost (struct rdmalock_fence_ack tells the variables).
+ */
+#define RDMALOCK_FEAT_FENCED		_BITULL(12)
 
 /**
  * struct rdmalock_version - ABI version and features of the loaded module
@@ -530,7 +535,10 @@ struct rdmalock_domain_view {
  * acknowledgment reaches every member; giving it for a node that is not
  * stopped allows a split brain. When a view change has to wait for a node's lease, each
  * member's device sends a KOBJ_CHANGE uevent with RDMALOCK_EVENT=fence,
- * RDMALOCK_DOMAIN, RDMALOCK_NODE and RDMALOCK_EPOCH. Requires
+ * RDMALOCK_DOMAIN, RDMALOCK_NODE and RDMALOCK_EPOCH. A node that fences
+ * itself (its lease ran out) sends one with RDMALOCK_EVENT=fenced, its
+ * own id as RDMALOCK_NODE, and the epoch of the view it leaves, so that
+ * what writes under its locks can stop (RDMALOCK_FEAT_FENCED). Requires
  * CAP_SYS_ADMIN. See Documentation/membership.rst.
  */
 struct rdmalock_fence_ack {

@@ -16,7 +16,8 @@
 #    the one of the set-up: no fault, no view change;
 #  - a link cut: node 2 holds a lock homed on node 0 and the others queue
 #    for it; node 2 takes its link down for CUT_S seconds. During the cut
-#    node 2 fences itself (this node: out, one fence more; its lock calls
+#    node 2 fences itself (this node: out, one fence more; a uevent
+#    RDMALOCK_EVENT=fenced tells a cluster manager; its lock calls
 #    fail at once with ENOTCONN), and nodes 0 and 1 are granted the lock
 #    in a view of 0,1. Once the link is back, node 2's unlock fails with
 #    ENOLCK, node 2 rejoins by itself (full views within 60 s) in one
@@ -210,6 +211,25 @@ slow_holders() {
 	done
 }
 
+# fenced_listener: log this node's RDMALOCK_EVENT=fenced uevents, as a
+# cluster manager would hear them, in /tmp/fenced-events.
+fenced_listener() {
+	touch /tmp/fenced-events
+	# shellcheck disable=SC2016 # expanded by the handler's shell
+	uevent sh -c '[ "$RDMALOCK_EVENT" = fenced ] || exit 0
+		echo "$RDMALOCK_DOMAIN $RDMALOCK_NODE $RDMALOCK_EPOCH" >>/tmp/fenced-events' &
+}
+
+# told_fenced DOMAIN: how many times this node was told it fenced itself
+# in DOMAIN.
+told_fenced() { grep -c "^$1 $VMTEST_NODE " /tmp/fenced-events; }
+
+# told_fenced_more DOMAIN COUNT: more than COUNT times.
+told_fenced_more() {
+	cat /tmp/fenced-events >&2
+	[ "$(told_fenced "$1")" -gt "$2" ]
+}
+
 # (d), (e) A link cut. cut_victim TAG FENCE-CHECKS DOMAIN...: the victim
 # holds CUT_LOCK of each DOMAIN, cuts its link once the survivors queue
 # for them, and lets go of them once the link is back. With FENCE-CHECKS
@@ -220,6 +240,7 @@ cut_victim() {
 	shift 2
 	for d; do
 		view_line "$d" | fences_of >"/tmp/fences-$tag-$d"
+		told_fenced "$d" >"/tmp/told-fenced-$tag-$d"
 		hold_lock "$tag-$d" "$d" $CUT_LOCK --timeout 30000
 	done
 	for d; do
@@ -236,6 +257,9 @@ cut_victim() {
 	[ "$checks" != yes ] || for d; do
 		tap_check "$d: during the cut, node $victim fences itself (out, one fence more)" \
 			retry_until $((end - 1)) fenced "$d" "$(cat "/tmp/fences-$tag-$d")"
+		tap_check "$d: and is told so (uevent RDMALOCK_EVENT=fenced, node $victim)" \
+			retry_until $((end - 1)) told_fenced_more "$d" \
+			"$(cat "/tmp/told-fenced-$tag-$d")"
 		tap_check "$d: during the cut, node $victim's own lock fails at once (ENOTCONN)" \
 			refused_enotconn "$d" $VICTIM_LOCK
 	done
@@ -684,7 +708,7 @@ dead_holder() {
 }
 
 # The plan: setup 3; the overflow reset 6; slow holders 3 per algorithm;
-# the cut 5 per algorithm on the victim, 1 on a survivor, then 3 on every
+# the cut 6 per algorithm on the victim, 1 on a survivor, then 3 on every
 # node; the control 5 on the victim, 3 on a survivor, and 1 per
 # algorithm; joining 5 on the victim, 7 on a survivor; the queued waiter
 # 2 per algorithm on node 0, 1 on node 1; the death 1 per algorithm and 1
@@ -692,13 +716,14 @@ dead_holder() {
 # survivor.
 F=$FUNCTIONAL
 if is_victim; then
-	tap_plan $((3 + 6 + F * 3 * A + 5 * A + 3 * A + F * (5 + A) + 5 + A + 1))
+	tap_plan $((3 + 6 + F * 3 * A + 6 * A + 3 * A + F * (5 + A) + 5 + A + 1))
 elif [ "$VMTEST_NODE" -eq 0 ]; then
 	tap_plan $((3 + 6 + F * 3 * A + A + 3 * A + F * (3 + A) + 7 + 2 * A + 1 + 6 * A + 2 + 2))
 else
 	tap_plan $((3 + 6 + F * 3 * A + A + 3 * A + F * (3 + A) + 7 + A + 1 + 6 * A + 2 + 2))
 fi
 kmemleak_forget
+fenced_listener
 tap_check "rdmalock.ko loads" load_rdmalock
 tap_check "domains alock, cas, mcs and dslr created" create_lock_domains
 tap_check "every node of every domain up, every view full ($(all_nodes))" \
