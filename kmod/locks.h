@@ -471,6 +471,19 @@ struct rdmalock_lockspace {
  * Does @ls's algorithm hold its word shared for @mode, a valid
  * RDMALOCK_MODE_* other than NL? Else exclusive (lkmode.c).
  */
+/*
+ * Asks for a view change, which resets every queue, where views recover
+ * the lock: a verb failed, and a queue may be broken. Elsewhere nothing.
+ * Return: whether one was asked for.
+ */
+static inline bool rdmalock_ls_want_view_change(struct rdmalock_lockspace *ls)
+{
+	if (!ls->gated || !ls->want_view_change)
+		return false;
+	ls->want_view_change(ls->view_ctx);
+	return true;
+}
+
 static inline bool rdmalock_mode_shared(const struct rdmalock_lockspace *ls,
 					unsigned int mode)
 {

@@ -605,9 +605,8 @@ int rdmalock_pass_on(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w,
 	if (ret) {
 		pr_err_ratelimited("descriptor %u: cannot pass on a lock\n", w->idx);
 		w->lost = true;
-		if (ls->gated && ls->want_view_change &&
-		    rdmalock_verb_failed(ret, &rdmalock_forever))
-			ls->want_view_change(ls->view_ctx);
+		if (rdmalock_verb_failed(ret, &rdmalock_forever))
+			rdmalock_ls_want_view_change(ls);
 	}
 	/* A lost one keeps it until the view change's claims post it. */
 	if (!w->lost)
@@ -1069,9 +1068,8 @@ static int rdmalock_await_view_change(struct rdmalock_lockspace *ls, int gen,
 {
 	long left = msecs_to_jiffies(RDMALOCK_VIEW_CHANGE_WAIT_MS);
 
-	if (!ls->want_view_change)
+	if (!rdmalock_ls_want_view_change(ls))
 		return err;
-	ls->want_view_change(ls->view_ctx);
 	if (how->try)
 		return err;
 	left = min(left, rdmalock_how_left(how));
@@ -1243,8 +1241,7 @@ static int rdmalock_ls_release_once(struct rdmalock_lockspace *ls,
 		pr_err_ratelimited("%s: descriptor %u: release failed (%d): the lock is left to a view change\n",
 				   ls->name, w->idx, ret);
 		w->lost = true;
-		if (ls->want_view_change)
-			ls->want_view_change(ls->view_ctx);
+		rdmalock_ls_want_view_change(ls);
 		ret = 0;
 	}
 	return ret;

@@ -854,9 +854,8 @@ static void rdmalock_sl_finish(struct rdmalock_lockspace *ls, u32 from, u8 type,
 	 * Lost, it leaves the writer waiting, and the lock standing still:
 	 * without leases, until the view change asked for here.
 	 */
-	if (rdmalock_sl_send(ls, from, SL_MSG_DONE, &done) && ls->gated &&
-	    ls->want_view_change)
-		ls->want_view_change(ls->view_ctx);
+	if (rdmalock_sl_send(ls, from, SL_MSG_DONE, &done))
+		rdmalock_ls_want_view_change(ls);
 }
 
 /*
@@ -939,8 +938,7 @@ static void rdmalock_sl_job_queue(struct rdmalock_lockspace *ls, u32 from,
 		pr_err_ratelimited("%s: node %u: ShiftLock request %u dropped: no memory\n",
 				   ls->name, from, type);
 		/* Its writer waits for an answer only a view change now gives. */
-		if (ls->gated && ls->want_view_change)
-			ls->want_view_change(ls->view_ctx);
+		rdmalock_ls_want_view_change(ls);
 		return;
 	}
 	INIT_WORK(&job->work, rdmalock_sl_job_fn);
