@@ -283,7 +283,7 @@ EXPORT_SYMBOL_IF_KUNIT(rdmalock_rmw_timeout);
  *
  * Context: process context; sleeps.
  * Return: as rdmalock_fabric_cas(); -ETIMEDOUT when the send queue stayed
- * full.
+ * full, or memory short, for as long.
  */
 int rdmalock_rmw_sync(struct rdmalock_fabric *fabric, u32 node, u64 offset,
 		      int verb, u64 compare_add, u64 swap,
@@ -298,9 +298,14 @@ int rdmalock_rmw_sync(struct rdmalock_fabric *fabric, u32 node, u64 offset,
 	init_completion(&sync->done);
 	op->done = rdmalock_sync_done;
 	op->buf = old;
-	/* A full send queue drains as the peer acknowledges: wait for room. */
+	/*
+	 * A full send queue drains as the peer acknowledges, and the message
+	 * pool's reserve and the table's memory come back as requests
+	 * complete: wait for them, rather than fail a lock's atomic.
+	 */
 	while ((ret = rdmalock_rmw_send(fabric, node, offset, verb, compare_add,
-					swap, op, &conn, &id)) == -ENOBUFS) {
+					swap, op, &conn, &id)) == -ENOBUFS ||
+	       ret == -ENOMEM) {
 		if (time_after(jiffies, deadline))
 			return -ETIMEDOUT;
 		usleep_range(50, 200);

@@ -13,7 +13,9 @@
 # peer would, node 0 registers it again and the exact results hold after
 # it; the domain is destroyed, the module unloads and nothing leaked.
 # With emulated atomics, node 1 also leaves and comes back under a storm
-# of them from node 0, and no connection fails for it.
+# of them from node 0, and no connection fails for it; on the debug
+# kernel a storm of them runs short of message buffers, and waits for
+# them: none fails (NOMEM).
 . ./lib.sh
 
 # fabric-emulated.sh runs this with every atomic emulated, and the main
@@ -31,8 +33,19 @@ PINGPONG_WORD=6
 ASYNC_PINGPONG_WORD=5
 REJOIN_WORD=3
 # Node 0's word 3: the patterns (word = node id) and the storm during the
-# destroy (word 4) leave it alone, the rejoins use node 1's.
+# destroy (word 4, which sees it move) leave it alone, the rejoins use
+# node 1's.
 ATTACK_PINGPONG_WORD=3
+# With emulated atomics on the debug kernel: a storm on word 4 (the one
+# the storm during the destroy takes later) while one in three requests
+# of the next 60 emulated atomics on each node finds no message buffer
+# (fault fail_alloc, verb send, type RMW_REQ). Each waits for one; none
+# may fail.
+NOMEM_WORD=4
+VERB_SEND=4
+MSG_RMW_REQ=2
+NOMEM=0
+[ "$EXPECT_ATOMICS" != emulated ] || [ ! -e "$KMEMLEAK" ] || NOMEM=1
 n=$(num_nodes)
 
 ctl() { rdmalockctl "$@"; }
@@ -67,6 +80,21 @@ counters_agree() {
 		$2 == "posted" && $1 ~ /^(read|write|cas|faa)$/ && $3 != $5 { bad = 1 }
 		$2 == "posted" { seen = 1 }
 		END { exit !(seen && !bad) }'
+}
+
+# nomem_storm: the storm on NOMEM_WORD of every node, its requests short
+# of message buffers: no verb failed, and the fault was injected.
+nomem_storm() {
+	local i0 rc=0
+
+	i0=$(injected fail_alloc)
+	fault fail_alloc verbs=$((1 << VERB_SEND)) types=$((1 << MSG_RMW_REQ)) \
+		interval=3 times=60 verbose=0 probability=100 || return 1
+	on_every_node ctl fabric-test $DOMAIN faa-storm --word $NOMEM_WORD \
+		--threads $THREADS --iterations $ADDS || rc=1
+	faults_off || rc=1
+	echo "requests without a buffer at first: $(($(injected fail_alloc) - i0))" >&2
+	[ "$rc" -eq 0 ] && [ "$(injected fail_alloc)" -gt "$i0" ]
 }
 
 # expect_refused ERRNO-TEXT CMD...: CMD exits 1 and prints ERRNO-TEXT.
@@ -107,23 +135,29 @@ floors_measured() {
 # once, yet stays alive for the storm, which holds it; once the storm is
 # stopped (its process killed) the domain is freed, and the rmmod that
 # follows shows nothing was left behind.
-storm_running() {
+# word4: this node's word 4.
+word4() {
 	ctl fabric-test $DOMAIN read --target "$VMTEST_NODE" --word 4 |
-		grep -qv ' value 0$'
+		sed -n 's/.* value \([0-9]*\)$/\1/p'
 }
+
+# storm_running BEFORE: this node's word 4 moved from BEFORE.
+storm_running() { [ "$(word4)" != "$1" ]; }
 
 # A destroyed domain stops at once: a storm on it ends by itself, and
 # when destroy returns the domain's fabric is gone.
 destroy_during_storm() {
-	local pid freed
+	local pid freed before
 
 	# Node 1 already destroyed one "$DOMAIN" when it left and came back.
 	freed=$(logged_count "domain $DOMAIN destroyed")
+	before=$(word4)
+	[ -n "$before" ] || return 1
 	# The binary itself, not ctl: $! must be the process in the ioctl.
 	rdmalockctl fabric-test $DOMAIN faa-storm --target "$VMTEST_NODE" --word 4 \
 		--threads 2 --iterations 1000000 >&2 &
 	pid=$!
-	retry 30 storm_running || return 1
+	retry 30 storm_running "$before" || return 1
 	ctl domain destroy $DOMAIN || return 1
 	[ -z "$(ctl domain list)" ] || return 1
 	[ "$(logged_count "domain $DOMAIN destroyed")" -gt "$freed" ] || return 1
@@ -353,7 +387,11 @@ rejoins() {
 	return $rc
 }
 
-if [ "$EXPECT_ATOMICS" = emulated ]; then tap_plan $((43 + SMOKE_CHECKS)); else tap_plan $((42 + SMOKE_CHECKS)); fi
+if [ "$EXPECT_ATOMICS" = emulated ]; then
+	tap_plan $((43 + 2 * NOMEM + SMOKE_CHECKS))
+else
+	tap_plan $((42 + SMOKE_CHECKS))
+fi
 kmemleak_forget
 # shellcheck disable=SC2086 # the parameters are words
 tap_check "rdmalock.ko loads" load_rdmalock allow_broken=1 $RDMALOCK_PARAMS
@@ -398,6 +436,14 @@ tap_check "async ping-pong word is exactly $((n * ROUNDS))" \
 	word_is 0 $ASYNC_PINGPONG_WORD $((n * ROUNDS))
 tap_check "every posted verb completed, none failed" counters_agree
 tap_check "debugfs shows every node up" debugfs_agrees
+if [ "$NOMEM" -eq 1 ]; then
+	barrier nomem-start
+	tap_check "a storm whose emulated atomics find no message buffer at first (one in three of 60): none failed" \
+		nomem_storm
+	barrier nomem-done
+	tap_check "every word of that storm is exactly $((n * THREADS * ADDS))" \
+		every_word_is $NOMEM_WORD $((n * THREADS * ADDS))
+fi
 tap_check "the floors toward the next node: $FLOOR_SAMPLES samples each, all positive" \
 	floors_measured
 tap_check "a floor toward this node itself is refused (EINVAL)" \
