@@ -37,8 +37,8 @@ REJOIN_WORD=3
 # node 1's.
 ATTACK_PINGPONG_WORD=3
 # With emulated atomics on the debug kernel: a storm on word 4 (the one
-# the storm during the destroy takes later) while one in three requests
-# of the next 60 emulated atomics on each node finds no message buffer
+# the storm during the destroy takes later) while every third request of
+# an emulated atomic finds no message buffer, up to 60 times a node
 # (fault fail_alloc, verb send, type RMW_REQ). Each waits for one; none
 # may fail.
 NOMEM_WORD=4
@@ -141,8 +141,13 @@ word4() {
 		sed -n 's/.* value \([0-9]*\)$/\1/p'
 }
 
-# storm_running BEFORE: this node's word 4 moved from BEFORE.
-storm_running() { [ "$(word4)" != "$1" ]; }
+# storm_running BEFORE: this node's word 4, read, moved from BEFORE.
+storm_running() {
+	local w
+
+	w=$(word4)
+	[ -n "$w" ] && [ "$w" != "$1" ]
+}
 
 # A destroyed domain stops at once: a storm on it ends by itself, and
 # when destroy returns the domain's fabric is gone.
@@ -438,7 +443,7 @@ tap_check "every posted verb completed, none failed" counters_agree
 tap_check "debugfs shows every node up" debugfs_agrees
 if [ "$NOMEM" -eq 1 ]; then
 	barrier nomem-start
-	tap_check "a storm whose emulated atomics find no message buffer at first (one in three of 60): none failed" \
+	tap_check "a storm whose emulated atomics find no message buffer at first (every third, 60 times): none failed" \
 		nomem_storm
 	barrier nomem-done
 	tap_check "every word of that storm is exactly $((n * THREADS * ADDS))" \
