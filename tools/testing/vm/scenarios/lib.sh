@@ -719,6 +719,12 @@ descs_in_use() {
 		"/sys/kernel/debug/rdmalock/$1/locks"
 }
 
+# descs_all_free DOMAIN: no descriptor of this node in use, none lost.
+descs_all_free() {
+	grep -q 'descriptors: 0 in use of [0-9]*, 0 lost' \
+		"/sys/kernel/debug/rdmalock/$1/locks"
+}
+
 # lock_times_out DOMAIN ID MS [ARG...]: a lock of ID with a timeout of MS
 # (and rdmalockctl lock's ARGs) fails with ETIMEDOUT.
 lock_times_out() {

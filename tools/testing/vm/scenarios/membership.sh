@@ -31,7 +31,7 @@
 #    within 30 s of it (heartbeat timeout 5 s, lease 4 s, margin 1 s and
 #    20 s of slack), the views are 0,1, reached in one view change,
 #    node 2's locks fail with ENOTCONN, and a torture between nodes 0 and
-#    1 is exact;
+#    1 is exact; then no descriptor of theirs is in use, none lost;
 #  - a queued waiter's node dies: node 0 holds another lock, node 2
 #    queues for it, then node 1 behind node 2; node 2 powers off with the
 #    holder above. Node 0's holder keeps its lock through the view change
@@ -705,6 +705,10 @@ dead_holder() {
 	for algo in $ALGOS; do
 		torture_checks "$algo" c 2 "nodes 0 and 1 after node $victim's death"
 	done
+	for algo in $ALGOS; do
+		tap_check "dom-$algo: after node $victim's death and the torture, no descriptor in use, none lost" \
+			retry 10 descs_all_free "dom-$algo"
+	done
 }
 
 # The plan: setup 3; the overflow reset 6; slow holders 3 per algorithm;
@@ -712,15 +716,15 @@ dead_holder() {
 # node; the control 5 on the victim, 3 on a survivor, and 1 per
 # algorithm; joining 5 on the victim, 7 on a survivor; the queued waiter
 # 2 per algorithm on node 0, 1 on node 1; the death 1 per algorithm and 1
-# on the victim, and 1 + 6 per algorithm + 2 and 2 at the end on a
+# on the victim, and 1 + 7 per algorithm + 2 and 2 at the end on a
 # survivor.
 F=$FUNCTIONAL
 if is_victim; then
 	tap_plan $((3 + 6 + F * 3 * A + 6 * A + 3 * A + F * (5 + A) + 5 + A + 1))
 elif [ "$VMTEST_NODE" -eq 0 ]; then
-	tap_plan $((3 + 6 + F * 3 * A + A + 3 * A + F * (3 + A) + 7 + 2 * A + 1 + 6 * A + 2 + 2))
+	tap_plan $((3 + 6 + F * 3 * A + A + 3 * A + F * (3 + A) + 7 + 2 * A + 1 + 7 * A + 2 + 2))
 else
-	tap_plan $((3 + 6 + F * 3 * A + A + 3 * A + F * (3 + A) + 7 + A + 1 + 6 * A + 2 + 2))
+	tap_plan $((3 + 6 + F * 3 * A + A + 3 * A + F * (3 + A) + 7 + A + 1 + 7 * A + 2 + 2))
 fi
 kmemleak_forget
 fenced_listener

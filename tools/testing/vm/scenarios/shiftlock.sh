@@ -440,7 +440,8 @@ no_send_memory() {
 			interval=3 times=60 verbose=0 probability=100
 }
 
-# sends_retried: some did, and none was lost; every buffer again.
+# sends_retried: some did, and none was lost, nor a descriptor with it;
+# every buffer again.
 sends_retried() {
 	local rc=0 injected
 
@@ -448,8 +449,9 @@ sends_retried() {
 	faults_off || rc=1
 	echo "ShiftLock sends refused a buffer: $injected" >&2
 	dmesg | grep 'ShiftLock message .* lost' >&2
+	cat /sys/kernel/debug/rdmalock/dom-shift/locks >&2
 	[ "$(sl_msgs_lost)" -eq "$(cat /tmp/sends-lost)" ] && [ "$injected" -gt 0 ] &&
-		[ "$rc" -eq 0 ]
+		descs_all_free dom-shift && [ "$rc" -eq 0 ]
 }
 
 # finished NAME: the background job NAME ended and succeeded.
@@ -482,7 +484,7 @@ if [ "$NOMEM" -eq 1 ]; then
 		--duration "$TORTURE_MS" --locks 1 --read 50
 	tap_check "shiftlock torture, 1 lock, 50% reads, ShiftLock's sends short of buffers: counters exact" \
 		counters_exact dom-shift nomem 1
-	tap_check "ShiftLock's sends that found no buffer were sent again: none lost" \
+	tap_check "ShiftLock's sends that found no buffer were sent again: none lost, no descriptor lost" \
 		sends_retried
 fi
 
@@ -517,7 +519,7 @@ tap_check "dom-hold: a writer waiting meanwhile, behind those that gave up, is g
 tap_check "dom-hold: a reader waiting meanwhile, behind those that gave up, is granted after the holder let go, with no error" \
 	hold_waited r
 tap_check "dom-hold: every descriptor of this node is free again, none lost" \
-	retry 10 grep -q 'descriptors: 0 in use of [0-9]*, 0 lost' /sys/kernel/debug/rdmalock/dom-hold/locks
+	retry 10 descs_all_free dom-hold
 barrier slow-hold-done
 case $VMTEST_NODE in
 0) tap_check "dom-hold: node 0 holds write lock $CLAIM_W and read lock $CLAIM_R" claim_holders ;;
