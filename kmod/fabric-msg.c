@@ -819,7 +819,7 @@ out:
  */
 VISIBLE_IF_KUNIT bool rdmalock_msg_send_lost(int ret, bool retried)
 {
-	return !retried || (ret != -ENOBUFS && ret != -ENOMEM);
+	return !retried || !rdmalock_no_room(ret);
 }
 EXPORT_SYMBOL_IF_KUNIT(rdmalock_msg_send_lost);
 
@@ -881,6 +881,8 @@ static int rdmalock_msg_send(struct rdmalock_conn *conn, u8 type,
  * @type: a valid message type
  * @payload: @len bytes, copied before this returns
  * @len: at most %RDMALOCK_MSG_MAX_PAYLOAD
+ * @retried: the caller sends it again if there is no room or no buffer:
+ *	such an attempt counts as no send (rdmalock_msg_send_lost())
  *
  * For what must go on one connection and no other: a request whose
  * answer is awaited there, an answer to a request that came on it.
@@ -890,9 +892,10 @@ static int rdmalock_msg_send(struct rdmalock_conn *conn, u8 type,
  * when its send queue is full.
  */
 int rdmalock_msg_conn_send(struct rdmalock_conn *conn, u8 type,
-			   const void *payload, u32 len)
+			   const void *payload, u32 len, bool retried)
 {
-	return rdmalock_msg_send(conn, type, payload, len, 0);
+	return rdmalock_msg_send(conn, type, payload, len,
+				 retried ? RDMALOCK_SEND_RETRIED : 0);
 }
 EXPORT_SYMBOL_IF_KUNIT(rdmalock_msg_conn_send);
 
@@ -953,22 +956,54 @@ int rdmalock_msg_send_handshake(struct rdmalock_conn *conn, const void *payload,
 int rdmalock_fabric_send(struct rdmalock_fabric *fabric, u32 node, u8 type,
 			 const void *payload, u32 len)
 {
+	return rdmalock_fabric_send_wait(fabric, node, type, payload, len, 0);
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_fabric_send);
+
+/**
+ * rdmalock_fabric_send_wait() - send a message to a node, waiting a while for room
+ * @fabric: the domain's fabric
+ * @node: as for rdmalock_fabric_send()
+ * @type: as for rdmalock_fabric_send()
+ * @payload: as for rdmalock_fabric_send()
+ * @len: as for rdmalock_fabric_send()
+ * @wait_ns: how long a full send queue, or an empty pool of message
+ *	buffers whose reserve the messages in flight hold, is waited out
+ *
+ * The attempts that find no room or no buffer before @wait_ns is over
+ * are no sends, in the peer's counters; the last one counts, posted or
+ * failed.
+ *
+ * Context: process context, sleeps; with a @wait_ns of 0, any.
+ * Return: as rdmalock_fabric_send(); -ENOBUFS or -ENOMEM when there was
+ * no room or no buffer for @wait_ns.
+ */
+int rdmalock_fabric_send_wait(struct rdmalock_fabric *fabric, u32 node, u8 type,
+			      const void *payload, u32 len, u64 wait_ns)
+{
+	ktime_t end = ktime_add_ns(ktime_get(), wait_ns);
 	struct rdmalock_conn *conn;
+	bool again;
 	int ret;
 
 	if (node >= fabric->attr.num_nodes || type < RDMALOCK_MSG_USER_FIRST ||
 	    type >= RDMALOCK_MSG_TYPES || len > RDMALOCK_MSG_MAX_PAYLOAD)
 		return -EINVAL;
-	conn = rdmalock_peer_get_conn(&fabric->peers[node]);
-	if (!conn) {
-		atomic64_inc(&fabric->peers[node].verbs[RDMALOCK_VERB_SEND].failed);
-		return -ENOTCONN;
+	for (;;) {
+		conn = rdmalock_peer_get_conn(&fabric->peers[node]);
+		if (!conn) {
+			atomic64_inc(&fabric->peers[node].verbs[RDMALOCK_VERB_SEND].failed);
+			return -ENOTCONN;
+		}
+		again = wait_ns && ktime_before(ktime_get(), end);
+		ret = rdmalock_msg_conn_send(conn, type, payload, len, again);
+		rdmalock_conn_put(conn);
+		if (!again || !rdmalock_no_room(ret))
+			return ret;
+		usleep_range(50, 100);
 	}
-	ret = rdmalock_msg_conn_send(conn, type, payload, len);
-	rdmalock_conn_put(conn);
-	return ret;
 }
-EXPORT_SYMBOL_IF_KUNIT(rdmalock_fabric_send);
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_fabric_send_wait);
 
 /**
  * rdmalock_fabric_set_handler() - route messages of a type to a function
@@ -1046,7 +1081,7 @@ static void rdmalock_heartbeat(struct work_struct *work)
 		if (time_after(jiffies, READ_ONCE(peer->last_heard) + timeout))
 			rdmalock_conn_fail(conn, "no heartbeat");
 		else
-			rdmalock_msg_conn_send(conn, RDMALOCK_MSG_HEARTBEAT, NULL, 0);
+			rdmalock_msg_conn_send(conn, RDMALOCK_MSG_HEARTBEAT, NULL, 0, false);
 		rdmalock_conn_put(conn);
 	}
 	queue_delayed_work(fabric->wq, &fabric->heartbeat_work,

@@ -364,7 +364,16 @@ int rdmalock_msg_ring_alloc(struct rdmalock_conn *conn);
 void rdmalock_msg_ring_free(struct rdmalock_conn *conn);
 void rdmalock_msg_conn_up(struct rdmalock_conn *conn);
 int rdmalock_msg_conn_send(struct rdmalock_conn *conn, u8 type,
-			   const void *payload, u32 len);
+			   const void *payload, u32 len, bool retried);
+
+/*
+ * Did a send or a request find no room in the send queue, no message
+ * buffer, or no memory for its id? Each comes back as others complete.
+ */
+static inline bool rdmalock_no_room(int ret)
+{
+	return ret == -ENOBUFS || ret == -ENOMEM;
+}
 int rdmalock_msg_send_answer(struct rdmalock_conn *conn,
 			     const struct rdmalock_msg_answer *answer);
 int rdmalock_msg_init(struct rdmalock_fabric *fabric);

@@ -160,10 +160,12 @@ static void rdmalock_rmw_complete(struct rdmalock_fabric_op *op, int status,
 /*
  * Sends @op's request to @node. On success @op waits in the table of the
  * connection it went out on, *@connp, held for the caller, under *@id.
+ * When @again, the caller tries again if there is no room or no memory,
+ * and such an attempt counts as no verb.
  */
 static int rdmalock_rmw_send(struct rdmalock_fabric *fabric, u32 node,
 			     u64 offset, int verb, u64 compare_add, u64 swap,
-			     struct rdmalock_fabric_op *op,
+			     struct rdmalock_fabric_op *op, bool again,
 			     struct rdmalock_conn **connp, u32 *id)
 {
 	struct rdmalock_rmw_req req = {
@@ -197,7 +199,8 @@ static int rdmalock_rmw_send(struct rdmalock_fabric *fabric, u32 node,
 	 * send that fails takes it back, unless the connection's teardown
 	 * has taken it first and called @op->done.
 	 */
-	ret = rdmalock_msg_conn_send(conn, RDMALOCK_MSG_RMW_REQ, &req, sizeof(req));
+	ret = rdmalock_msg_conn_send(conn, RDMALOCK_MSG_RMW_REQ, &req, sizeof(req),
+				     again);
 	if (ret && rdmalock_rmw_take(conn, *id) == op)
 		goto err_put;
 	*connp = conn;
@@ -206,7 +209,10 @@ static int rdmalock_rmw_send(struct rdmalock_fabric *fabric, u32 node,
 err_put:
 	rdmalock_conn_put(conn);
 err:
-	atomic64_inc(&op->cnt->failed);
+	if (again && rdmalock_no_room(ret))
+		atomic64_dec(&op->cnt->posted);
+	else
+		atomic64_inc(&op->cnt->failed);
 	return ret;
 }
 
@@ -234,7 +240,7 @@ int rdmalock_rmw_async(struct rdmalock_fabric *fabric, u32 node, u64 offset,
 	int ret;
 
 	ret = rdmalock_rmw_send(fabric, node, offset, verb, compare_add, swap,
-				op, &conn, &id);
+				op, false, &conn, &id);
 	if (!ret)
 		rdmalock_conn_put(conn);
 	return ret;
@@ -292,6 +298,7 @@ int rdmalock_rmw_sync(struct rdmalock_fabric *fabric, u32 node, u64 offset,
 	unsigned long deadline = jiffies + msecs_to_jiffies(RDMALOCK_RMW_TIMEOUT_MS);
 	struct rdmalock_fabric_op *op = &sync->op;
 	struct rdmalock_conn *conn;
+	bool again;
 	u32 id;
 	int ret;
 
@@ -301,15 +308,19 @@ int rdmalock_rmw_sync(struct rdmalock_fabric *fabric, u32 node, u64 offset,
 	/*
 	 * A full send queue drains as the peer acknowledges, and the message
 	 * pool's reserve and the table's memory come back as requests
-	 * complete: wait for them, rather than fail a lock's atomic.
+	 * complete: wait for them, rather than fail a lock's atomic. The
+	 * last attempt is the one that counts.
 	 */
-	while ((ret = rdmalock_rmw_send(fabric, node, offset, verb, compare_add,
-					swap, op, &conn, &id)) == -ENOBUFS ||
-	       ret == -ENOMEM) {
-		if (time_after(jiffies, deadline))
-			return -ETIMEDOUT;
+	for (;;) {
+		again = time_before(jiffies, deadline);
+		ret = rdmalock_rmw_send(fabric, node, offset, verb, compare_add,
+					swap, op, again, &conn, &id);
+		if (!again || !rdmalock_no_room(ret))
+			break;
 		usleep_range(50, 200);
 	}
+	if (rdmalock_no_room(ret))
+		return -ETIMEDOUT;
 	if (ret)
 		return ret;
 	if (!wait_for_completion_timeout(&sync->done,

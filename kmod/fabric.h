@@ -103,6 +103,8 @@ int rdmalock_fabric_set_handler(struct rdmalock_fabric *fabric, u8 type,
 				rdmalock_msg_fn *fn, void *ctx);
 int rdmalock_fabric_send(struct rdmalock_fabric *fabric, u32 node, u8 type,
 			 const void *payload, u32 len);
+int rdmalock_fabric_send_wait(struct rdmalock_fabric *fabric, u32 node, u8 type,
+			      const void *payload, u32 len, u64 wait_ns);
 
 /*
  * Called when a peer's WRITE with immediate has placed its data in this

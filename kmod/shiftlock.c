@@ -741,16 +741,9 @@ static int rdmalock_sl_send(struct rdmalock_lockspace *ls, u32 node, u8 type,
 {
 	u64 wait = ls->gated ? SL_SEND_GATED_MS * NSEC_PER_MSEC :
 		   sl_ls(ls)->lease / 4;
-	ktime_t end = ktime_add_ns(ktime_get(), wait);
 	int ret;
 
-	for (;;) {
-		ret = rdmalock_fabric_send(ls->fabric, node, type, m, sizeof(*m));
-		if ((ret != -ENOBUFS && ret != -ENOMEM) ||
-		    ktime_after(ktime_get(), end))
-			break;
-		usleep_range(50, 100);
-	}
+	ret = rdmalock_fabric_send_wait(ls->fabric, node, type, m, sizeof(*m), wait);
 	if (ret)
 		pr_err_ratelimited("%s: node %u: ShiftLock message %u lost: %d\n",
 				   ls->name, node, type, ret);

@@ -854,8 +854,14 @@ static void answer_waiting_for_room_is_no_failed_send(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic64_read(&cnt->posted), 0);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&cnt->failed), 0);
 
+	/* A user's message its sender sends again is no send either. */
 	KUNIT_EXPECT_EQ(test, rdmalock_msg_conn_send(conn, RDMALOCK_MSG_USER_FIRST,
-						     NULL, 0), -ENOBUFS);
+						     NULL, 0, true), -ENOBUFS);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&cnt->posted), 0);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&cnt->failed), 0);
+
+	KUNIT_EXPECT_EQ(test, rdmalock_msg_conn_send(conn, RDMALOCK_MSG_USER_FIRST,
+						     NULL, 0, false), -ENOBUFS);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&cnt->posted), 1);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&cnt->failed), 1);
 
