@@ -355,6 +355,15 @@ int rdmalock_rmw_sync(struct rdmalock_fabric *fabric, u32 node, u64 offset,
 		      struct rdmalock_sync_op *sync, u64 *old);
 int rdmalock_atomics_probe(struct rdmalock_conn *conn, u32 node);
 
+/*
+ * Did a send or a request find no room in the send queue, no message
+ * buffer, or no memory for its id? Each comes back as others complete.
+ */
+static inline bool rdmalock_no_room(int ret)
+{
+	return ret == -ENOBUFS || ret == -ENOMEM;
+}
+
 /* fabric-msg.c */
 u32 rdmalock_conn_node(const struct rdmalock_conn *conn);
 int rdmalock_msg_handle(struct rdmalock_conn *conn, u8 type,
@@ -365,15 +374,6 @@ void rdmalock_msg_ring_free(struct rdmalock_conn *conn);
 void rdmalock_msg_conn_up(struct rdmalock_conn *conn);
 int rdmalock_msg_conn_send(struct rdmalock_conn *conn, u8 type,
 			   const void *payload, u32 len, bool retried);
-
-/*
- * Did a send or a request find no room in the send queue, no message
- * buffer, or no memory for its id? Each comes back as others complete.
- */
-static inline bool rdmalock_no_room(int ret)
-{
-	return ret == -ENOBUFS || ret == -ENOMEM;
-}
 int rdmalock_msg_send_answer(struct rdmalock_conn *conn,
 			     const struct rdmalock_msg_answer *answer);
 int rdmalock_msg_init(struct rdmalock_fabric *fabric);
