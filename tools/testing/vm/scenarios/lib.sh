@@ -713,6 +713,16 @@ abandoned_of() {
 	sed -n 's/^abandoned: //p' "/sys/kernel/debug/rdmalock/$1/locks"
 }
 
+# abandoned_grew DOMAIN BEFORE BY: since abandoned_of DOMAIN said BEFORE,
+# exactly BY more acquisitions were left to the workqueue.
+abandoned_grew() {
+	local now
+
+	now=$(abandoned_of "$1")
+	echo "$1 abandoned: $2 before, ${now:-?} now" >&2
+	[ "$now" = $(($2 + $3)) ]
+}
+
 # descs_in_use DOMAIN: this node's queue descriptors in use.
 descs_in_use() {
 	sed -n 's/^descriptors: \([0-9]*\) in use.*/\1/p' \

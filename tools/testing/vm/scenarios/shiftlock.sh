@@ -259,11 +259,7 @@ slow_holder() {
 # acquisitions were left to the workqueue, and node 0 still holds the lock
 # they queued for.
 gave_up_while_held() {
-	local now
-
-	now=$(abandoned_of dom-hold)
-	echo "abandoned: $1 before, ${now:-?} now" >&2
-	[ "$now" = $(($1 + 2)) ] &&
+	abandoned_grew dom-hold "$1" 2 &&
 		! wget -q -O /dev/null "$(peer_url 0 hold-releasing)"
 }
 
