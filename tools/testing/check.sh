@@ -39,8 +39,8 @@ group() {
 	printf '%-12s %s passed, %s failed%s (%ss)\n' "$name:" "$p" "$f" \
 		"$skips" $((SECONDS - start))
 	if [ "$rc" -ne 0 ]; then
-		grep -E '^(not ok|node[0-9]+: (not ok|FAILED))|error' "$log" |
-			head -n 20 | sed 's/^/    /'
+		grep -E '^(not ok|node[0-9]+: (not ok|FAILED|# \|))|error' "$log" |
+			grep -vE '^(node[0-9]+: )?ok ' | head -n 60 | sed 's/^/    /'
 		echo "    (full output: $log)"
 	fi
 }

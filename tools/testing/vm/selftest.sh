@@ -117,6 +117,8 @@ set +e
 killed_run
 interrupt_run
 expect_failure selftest-fail '^node0: not ok 2 - this test fails on purpose$' --nodes 2
+grep -q '^node0: # | the reason it gives$' "$out/selftest-fail.log"
+result "selftest-fail: reports the failed check's output" $?
 expect_failure selftest-panic 'node1: FAILED: guest died before finishing: .*Kernel panic' --nodes 2
 expect_failure selftest-hang '^node0: FAILED: timed out after 30s$' --nodes 2 --timeout 30
 grep -q '^node0: last result: none$' "$out/selftest-hang.log"

@@ -280,9 +280,11 @@ report_node() {
 	[ -f "$tap" ] || return 0
 	# The guest wrote through a serial port: strip its CRs.
 	sed -i 's/\r$//' "$tap"
-	# Results of a scenario that shared its boot carry its name.
+	# Results of a scenario that shared its boot carry its name; a
+	# failure's last lines of output follow it ("# | ...").
 	awk -v node="node$i: " '/^# part / { part = $3 ": "; next }
-		/^(not )?ok / { sub(/ - /, " - " part); print node $0 }' "$tap"
+		/^(not )?ok / { sub(/ - /, " - " part); print node $0 }
+		/^# \| / { print node $0 }' "$tap"
 	ok=$(grep -c '^ok ' "$tap" || true)
 	notok=$(grep -c '^not ok ' "$tap" || true)
 	# A known failure, marked "# TODO" by the scenario, is reported and

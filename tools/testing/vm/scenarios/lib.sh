@@ -35,16 +35,24 @@ tap_ok() { tap_result ok "$*"; }
 
 tap_not_ok() { tap_result "not ok" "$*"; }
 
+# The output of the check that runs.
+TAP_OUT=/tmp/tap-check.out
+
 # tap_check DESCRIPTION COMMAND...: one test, passing when COMMAND does.
-# The command's output goes to stderr, so the console log keeps it.
+# The command's output goes to stderr, so that the console log keeps it;
+# a failure's last lines also go into the TAP, as comments "# | ...",
+# because the TAP is all that a run of the suite elsewhere reports.
 tap_check() {
-	local desc="$1"
+	local desc="$1" rc=0
 
 	shift
-	if "$@" >&2; then
+	"$@" >"$TAP_OUT" 2>&1 || rc=1
+	cat "$TAP_OUT" >&2
+	if [ "$rc" -eq 0 ]; then
 		tap_ok "$desc"
 	else
 		tap_not_ok "$desc"
+		tail -n 12 "$TAP_OUT" | tr -d '\r' | sed 's/^/# | /'
 	fi
 }
 
