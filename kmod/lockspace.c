@@ -1041,15 +1041,21 @@ void rdmalock_lockspace_free(struct rdmalock_lockspace *ls)
 }
 EXPORT_SYMBOL_IF_KUNIT(rdmalock_lockspace_free);
 
-static bool rdmalock_home_reachable(struct rdmalock_lockspace *ls, u32 home)
+/* Whether the fabric reaches @home, whatever the view. */
+static bool rdmalock_home_up(struct rdmalock_lockspace *ls, u32 home)
 {
 	/* Through the loopback, unless the home node's CPU does it all. */
 	if (home == ls->self)
 		return ls->algo->cpu_at_home || !ls->fabric ||
 		       rdmalock_fabric_node_up(ls->fabric, home);
-	if (ls->gated && !(READ_ONCE(ls->members) & BIT(home)))
-		return false;
 	return rdmalock_fabric_node_up(ls->fabric, home);
+}
+
+static bool rdmalock_home_reachable(struct rdmalock_lockspace *ls, u32 home)
+{
+	if (home != ls->self && ls->gated && !(READ_ONCE(ls->members) & BIT(home)))
+		return false;
+	return rdmalock_home_up(ls, home);
 }
 
 static bool rdmalock_view_moved(struct rdmalock_lockspace *ls, int gen)
@@ -1184,8 +1190,9 @@ static int rdmalock_await_desc(struct rdmalock_lockspace *ls,
  *
  * Return: 0; -ENOTCONN when @home is down or not in the view, or this
  * node is not a member; -ENOLCK when this node was fenced while it
- * waited; -EAGAIN when a trylock found the lock taken, or every
- * descriptor in use; -ETIMEDOUT or -EINTR when @how's wait ended first;
+ * waited; -EAGAIN when a trylock found the lock taken, every descriptor
+ * in use, or a view change under way; -ETIMEDOUT or -EINTR when @how's
+ * wait ended first;
  * -ESTALE when @how's stale() says so; or the algorithm's error.
  */
 int rdmalock_ls_acquire(struct rdmalock_lockspace *ls, u32 home, u64 slot_off,
@@ -1197,19 +1204,26 @@ int rdmalock_ls_acquire(struct rdmalock_lockspace *ls, u32 home, u64 slot_off,
 	int ret, gen;
 
 	for (;;) {
-		/* Not behind a view change that will only confirm it. */
-		if (!rdmalock_home_reachable(ls, home))
+		/*
+		 * A home the fabric lost fails at once, not behind the view
+		 * change that will only confirm it; but a name is resolved
+		 * again after it, at its new home. A home that is up but out
+		 * of the view may come back in the view change under way:
+		 * its names move to it before this node's view does.
+		 */
+		if (!how->stale && !rdmalock_home_up(ls, home))
 			return -ENOTCONN;
 		ret = rdmalock_gate_enter(ls, how);
 		if (ret)
 			return ret == -ENOTCONN && restarted ? -ENOLCK : ret;
-		if (!rdmalock_home_reachable(ls, home)) {
-			rdmalock_gate_leave(ls);
-			return -ENOTCONN;
-		}
+		/* A name whose home left is resolved again, at its new home. */
 		if (how->stale && how->stale(how->stale_arg)) {
 			rdmalock_gate_leave(ls);
 			return -ESTALE;
+		}
+		if (!rdmalock_home_reachable(ls, home)) {
+			rdmalock_gate_leave(ls);
+			return -ENOTCONN;
 		}
 		gen = atomic_read(&ls->gate_gen);
 		ret = rdmalock_ls_acquire_once(ls, home, slot_off, mode, how, wp);

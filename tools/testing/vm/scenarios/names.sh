@@ -54,7 +54,10 @@
 #  - node 0 holds id 50, homed on the last node, in nm-alock and nm-shift
 #    when it dies: the name moves to a survivor, where node 0 claims it in
 #    the view change; node 1 is refused it (EAGAIN) until node 0, which
-#    kept it, releases it without error, and then takes it;
+#    kept it, releases it without error, and then takes it; node 1's
+#    requests for it, queued at the last node when it died, are resolved
+#    at the new home and granted there once node 0 let go (a home the
+#    fabric lost once failed them with ENOTCONN);
 #  - lock values: an exclusive holder writes its LVB back, a shared grant
 #    reads it, exclusive grants take consecutive fencing tokens; the LVB
 #    of a holder that dies before its write-back is not valid after the
@@ -64,8 +67,10 @@
 #    longer than its node lease and fences itself; it comes back with
 #    the view change's steps held 2 s each (debug kernel), and the last
 #    node, which has reset its tables in it, resolves a name homed on
-#    node 1 before node 1 has: refused there, asked again once the view
-#    is open, granted. Once it is back in full views, node 0's lock of
+#    node 1, mostly before node 1 has: refused there, asked again once
+#    the view is open, granted; and another once node 1 has reset, before
+#    its own view takes node 1 back: resolved, its acquisition waits for
+#    the view, granted. Once it is back in full views, node 0's lock of
 #    id 1, cached from before, is resolved anew: a fresh slot, its LVB
 #    empty and its token above the last one (with the cached slot it
 #    would read the LVB written before the cut);
@@ -147,6 +152,38 @@ moved_refused() {
 }
 
 moved_released() { hold_unlocked moved-alock && hold_unlocked moved-shift; }
+
+# moved_queued: node 1 asks for id MOVED_ID in both domains, in the
+# background, and queues behind node 0's holds at the last node.
+moved_queued() {
+	local dom before f
+
+	retry 60 wget -q -O /dev/null "$(peer_url 0 moved-held)" || return 1
+	for dom in nm-alock nm-shift; do
+		f=/tmp/moved-wait-$dom
+		before=$(descs_in_use $dom)
+		{
+			ctl lock $dom $MOVED_ID --timeout 120000 -- true >$f 2>&1
+			echo $? >$f.rc
+		} &
+		retry 30 descs_more $dom "$before" && sleep 1 &&
+			descs_more $dom "$before" || return 1
+	done
+}
+
+descs_more() { [ "$(descs_in_use "$1")" -gt "$2" ]; }
+
+# moved_waited: those requests were granted once node 0 let go.
+moved_waited() {
+	local dom f
+
+	for dom in nm-alock nm-shift; do
+		f=/tmp/moved-wait-$dom
+		retry 60 test -e $f.rc || return 1
+		cat $f >&2
+		[ "$(cat $f.rc)" -eq 0 ] || return 1
+	done
+}
 
 moved_taken() {
 	ctl lock nm-alock $MOVED_ID --try -- true &&
@@ -250,8 +287,9 @@ lvb_valid_again() {
 
 # A membership message type as a fault's filter bit (kmod/membership.h).
 MSG_MB_PROPOSE=$((1 << 28))
-# Homed on node 1 (70 modulo 3), and resolved by no node before.
+# Homed on node 1 (70 and 73 modulo 3), and resolved by no node before.
 JOIN_ID=70
+CLAIM_ID=73
 
 # cut_home: node 1 takes its link down for CUT_S seconds, and fences
 # itself meanwhile. With fault injection it comes back with the
@@ -281,20 +319,37 @@ join_held() {
 		[ "$(injected delay_msg)" -gt "$(cat /tmp/join-injected)" ]
 }
 
-# resolve_while_joining: once this node has reset its tables in the view
-# change that takes node 1 back, node 1 has not yet (its steps come 2 s
-# late), and does not count this node in: a name homed on it, resolved
-# now, is refused there (ENOTCONN), and asked again once the view is
-# open here; the lock is granted.
-resolve_while_joining() {
-	local view=/sys/kernel/debug/rdmalock/nm-alock/view end
+# lock_in_step STEP ID: once this node is done with STEP of the view
+# change that takes node 1 back, lock ID of nm-alock, in the background,
+# whose output and status go to /tmp/join-STEP and /tmp/join-STEP.rc.
+# Node 1's steps come 2 s late, so that this node waits in each step for
+# about 2 s. Without fault injection the steps are not held, and the
+# lock is taken at once.
+lock_in_step() {
+	local view=/sys/kernel/debug/rdmalock/nm-alock/view f="/tmp/join-$1" end
 
+	rm -f "$f.rc"
 	end=$(($(date +%s) + CUT_S + 60))
-	until grep -q 'members 0-2, done reset' $view; do
-		[ "$(date +%s)" -lt "$end" ] || return 1
-		sleep 0.2
+	while [ -d "$FAULTS" ] && ! grep -q "members 0-2, done $1" $view; do
+		if [ "$(date +%s)" -ge "$end" ]; then
+			echo "never done with step $1 of the view change" >"$f"
+			echo 1 >"$f.rc"
+			return
+		fi
+		sleep 0.1
 	done
-	ctl lock nm-alock $JOIN_ID --timeout 30000 -- true
+	cat $view >"$f"
+	{
+		ctl lock nm-alock "$2" --timeout 30000 -- true >>"$f" 2>&1
+		echo $? >"$f.rc"
+	} &
+}
+
+# joined STEP: the lock taken in STEP was granted.
+joined() {
+	retry 60 test -e "/tmp/join-$1.rc" || return 1
+	cat "/tmp/join-$1" >&2
+	[ "$(cat "/tmp/join-$1.rc")" -eq 0 ]
 }
 
 note_token() {
@@ -495,9 +550,9 @@ name_refused() {
 if [ "$VMTEST_NODE" -eq 0 ]; then
 	tap_plan 60
 elif [ "$VMTEST_NODE" -eq "$victim" ]; then
-	tap_plan 37
+	tap_plan 38
 else
-	tap_plan 45
+	tap_plan 47
 fi
 kmemleak_forget
 tap_check "rdmalock.ko loads" load_rdmalock
@@ -714,9 +769,21 @@ join_skip=
 	echo "a peer did not pass before-cut" >&2
 [ "$VMTEST_NODE" -ne 1 ] ||
 	tap_check "node 1, cut off for $CUT_S s, fences itself" cut_home
-[ "$VMTEST_NODE" -ne "$victim" ] ||
-	tap_check "a name homed on node 1, resolved before node 1 has reset, is granted$join_skip" \
-		resolve_while_joining
+# Once this node has reset its tables in the view change that takes
+# node 1 back, node 1 mostly has not yet, and does not count this node
+# in: a name homed on it, resolved then, is refused there (ENOTCONN), and
+# asked again once the view is open here. Once node 1 has reset too
+# (this node's claims come after every member's reset), a name homed on
+# it is resolved at once, and its acquisition waits here for the view to
+# open, although node 1 is not yet in this node's view. Both are granted.
+if [ "$VMTEST_NODE" -eq "$victim" ]; then
+	lock_in_step reset $JOIN_ID
+	lock_in_step claim $CLAIM_ID
+	tap_check "a name homed on node 1, resolved once this node has reset, is granted$join_skip" \
+		joined reset
+	tap_check "one resolved once node 1 has reset, before this node's view takes it back, is granted$join_skip" \
+		joined claim
+fi
 tap_check "after the cut, every node is back in full views" retry 90 all_up
 [ "$VMTEST_NODE" -ne 1 ] ||
 	tap_check "node 1 came back with its steps held$join_skip" join_held
@@ -766,7 +833,10 @@ if [ "$VMTEST_NODE" -eq 0 ]; then
 	hold_lock moved-shift nm-shift $MOVED_ID
 	tap_check "node 0 holds id $MOVED_ID, homed on the last node, in nm-alock and nm-shift" \
 		moved_held
+	: >"$WWW/moved-held"
 fi
+[ "$VMTEST_NODE" -ne 1 ] ||
+	tap_check "node 1 queues for it behind node 0, in both" moved_queued
 mark_told death
 if [ "$VMTEST_NODE" -eq "$victim" ]; then
 	die_after victim-ready
@@ -794,8 +864,11 @@ barrier moved-refused
 	tap_check "node 0 kept them through the view change, and releases them" \
 		moved_released
 barrier moved-released
-[ "$VMTEST_NODE" -ne 1 ] ||
+if [ "$VMTEST_NODE" -eq 1 ]; then
+	tap_check "node 1's requests, queued at the dead node, are granted at the new home" \
+		moved_waited
 	tap_check "then node 1 takes them at their new home" moved_taken
+fi
 tap_check "the survivors still resolve and take names" sh -c \
 	"rdmalockctl lock nm-named $((3 + VMTEST_NODE)) -- true &&
 	 rdmalockctl lock nm-named 12 -- true"
