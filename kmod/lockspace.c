@@ -805,6 +805,7 @@ void rdmalock_desc_free(struct rdmalock_lockspace *ls, struct rdmalock_waiter *w
 	spin_unlock_bh(&ls->pool_lock);
 	rdmalock_desc_freed(ls);
 }
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_desc_free);
 
 /**
  * rdmalock_desc_freed() - descriptors were freed: wake who waits for one
@@ -1091,7 +1092,7 @@ static int rdmalock_await_view_change(struct rdmalock_lockspace *ls, int gen,
 	return atomic_read(&ls->gate_gen) != gen ? 0 : err;
 }
 
-/* One attempt, inside the gate. */
+/* One attempt, inside the gate: -ENOBUFS when every descriptor is in use. */
 static int rdmalock_ls_acquire_once(struct rdmalock_lockspace *ls, u32 home,
 				    u64 slot_off, unsigned int mode,
 				    const struct rdmalock_how *how,
@@ -1114,6 +1115,12 @@ static int rdmalock_ls_acquire_once(struct rdmalock_lockspace *ls, u32 home,
 	ret = ls->algo->acquire(ls, w, how);
 	if (how->cancel)
 		WRITE_ONCE(how->cancel->w, NULL);
+	/*
+	 * A verb that found its send queue full failed as any other: its
+	 * -ENOBUFS is not the pool's, which has a descriptor to wait for.
+	 */
+	if (ret == -ENOBUFS)
+		return -EIO;
 	if (ret)
 		return ret;
 	/*

@@ -10,7 +10,7 @@
  * lock over. test-none, which excludes nothing, runs through the same
  * harness as the negative control: the harness must catch it. A waiter
  * whose acquisition is cancelled leaves the queue whole. A node out of
- * descriptors makes acquisitions wait for one.
+ * descriptors makes acquisitions wait for one; a verb out of room does not.
  */
 #include <kunit/test.h>
 #include <linux/delay.h>
@@ -523,6 +523,39 @@ static void an_empty_pool_makes_acquisitions_wait(struct kunit *test)
 	cohort_destroy(c);
 }
 
+/* An algorithm whose verb found its send queue full. */
+static int nobufs_acquire(struct rdmalock_lockspace *ls,
+			  struct rdmalock_waiter *w,
+			  const struct rdmalock_how *how)
+{
+	rdmalock_desc_free(ls, w);
+	return -ENOBUFS;
+}
+
+/*
+ * A verb's -ENOBUFS fails the acquisition as any failed verb's error does.
+ * Taken for an empty pool, as it was, it was waited out as one and the
+ * acquisition made again, until the deadline.
+ */
+static void a_verb_without_room_is_not_an_empty_pool(struct kunit *test)
+{
+	struct cohort *c = cohort_create(test, RDMALOCK_ALGO_TEST_NONE, 0);
+	const struct rdmalock_algo *none = c->ls->algo;
+	struct rdmalock_algo nobufs = *none;
+	struct rdmalock_how how = {
+		.timed = true,
+		.deadline = jiffies + msecs_to_jiffies(WAIT_MS),
+	};
+	struct rdmalock_waiter *w;
+
+	nobufs.acquire = nobufs_acquire;
+	c->ls->algo = &nobufs;
+	KUNIT_EXPECT_EQ(test, rdmalock_ls_acquire(c->ls, 0, c->slot_off,
+						  RDMALOCK_MODE_EX, &how, &w), -EIO);
+	c->ls->algo = none;
+	cohort_destroy(c);
+}
+
 static struct kunit_case rdmalock_alock_local_cases[] = {
 	KUNIT_CASE(local_cohort_excludes),
 	KUNIT_CASE(harness_catches_no_exclusion),
@@ -533,6 +566,7 @@ static struct kunit_case rdmalock_alock_local_cases[] = {
 	KUNIT_CASE(fence_loses_holder_and_waiter),
 	KUNIT_CASE(a_cancelled_waiter_leaves_the_queue),
 	KUNIT_CASE(an_empty_pool_makes_acquisitions_wait),
+	KUNIT_CASE(a_verb_without_room_is_not_an_empty_pool),
 	{}
 };
 
