@@ -13,7 +13,9 @@
  * resume). A proposal is named by its epoch and coordinator; a member
  * follows the newest it has seen and ignores the rest, so a coordinator
  * that dies, or a second one that believed itself lowest, only costs a
- * new proposal. A view is proposed only for a quorum: more than half of
+ * new proposal. (A member waits a while before it follows a coordinator
+ * from outside its view while a lower member is up: see
+ * rdmalock_mb_outranked().) A view is proposed only for a quorum: more than half of
  * the domain's nodes, or exactly half with node 0 among them, which is
  * the tie-break of a two-node domain (node 0 goes on alone; node 1 alone
  * does not).
@@ -147,6 +149,9 @@ struct rdmalock_mb_msg {
  * @fenced: nodes a cluster manager fenced, until they are members again
  * @fence_acks: bumped by each fence acknowledgment, for a waiting step
  * @asked: when this node last asked for one
+ * @refused_epoch: the proposal this node refused to follow last, ...
+ * @refused_coord: ... its coordinator ...
+ * @refused_at: ... and when it first refused it
  * @tick_wq: runs @tick: leases must not wait behind a view change's step
  * @step_wq: runs @step, one phase at a time, in order
  * @tick: leases, the lease check, the coordinator's work
@@ -202,6 +207,9 @@ struct rdmalock_membership {
 	u32 fenced;
 	unsigned int fence_acks;
 	unsigned long asked;
+	u64 refused_epoch;
+	u32 refused_coord;
+	unsigned long refused_at;
 
 	struct workqueue_struct *tick_wq;
 	struct workqueue_struct *step_wq;
@@ -272,6 +280,27 @@ VISIBLE_IF_KUNIT bool rdmalock_mb_newer(u64 epoch, u32 coord, u64 cur_epoch,
 	return epoch > cur_epoch || (epoch == cur_epoch && coord > cur_coord);
 }
 EXPORT_SYMBOL_IF_KUNIT(rdmalock_mb_newer);
+
+/**
+ * rdmalock_mb_outranked() - may a member refuse a proposal's coordinator?
+ * @coord: the proposal's coordinator
+ * @view: the members of the member's view
+ * @up: the nodes up from the member, itself included
+ *
+ * A node outside the view, such as one back from a fence, that reached
+ * this member before a lower member believes itself the coordinator.
+ * Followed, it would take this member away from a view whose members it
+ * still reaches, and whose leases it would stop renewing: the lower
+ * member, alive, might then fence itself.
+ *
+ * Return: true when @coord is not in @view and a member of @view lower
+ * than @coord is up.
+ */
+VISIBLE_IF_KUNIT bool rdmalock_mb_outranked(u32 coord, u32 view, u32 up)
+{
+	return !(view & BIT(coord)) && (view & up & (BIT(coord) - 1));
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmalock_mb_outranked);
 
 /* The nodes this node sees up, itself included. */
 static u32 rdmalock_mb_up(struct rdmalock_membership *mb)
@@ -642,6 +671,24 @@ static void rdmalock_mb_adopt(struct rdmalock_membership *mb, u64 epoch,
 	wake_up_all(&mb->ls->gate_wq);
 }
 
+/*
+ * Under @mb->lock: refuse an outranked proposal for a while only, long
+ * enough for the lower member to see its coordinator up and propose
+ * itself. It may never: it may not see a quorum, or may suspect this
+ * node; and the coordinator, refused past its phase timeout, would.
+ */
+static bool rdmalock_mb_refusing(struct rdmalock_membership *mb, u64 epoch,
+				 u32 coord)
+{
+	if (epoch != mb->refused_epoch || coord != mb->refused_coord) {
+		mb->refused_epoch = epoch;
+		mb->refused_coord = coord;
+		mb->refused_at = jiffies;
+	}
+	return time_before(jiffies, mb->refused_at +
+			   msecs_to_jiffies(MB_CONNECT_WAIT_MS));
+}
+
 static void rdmalock_mb_on_propose(struct rdmalock_membership *mb, u32 node,
 				   const struct rdmalock_mb_msg *msg)
 {
@@ -649,6 +696,7 @@ static void rdmalock_mb_on_propose(struct rdmalock_membership *mb, u32 node,
 	u32 coord = le32_to_cpu(msg->coord);
 	u32 members = le32_to_cpu(msg->members);
 	u32 phase = le32_to_cpu(msg->phase);
+	u32 up = rdmalock_mb_up(mb);
 	bool step = false;
 
 	if (coord != node || phase < MB_PREPARE || phase > MB_COMMIT ||
@@ -672,6 +720,12 @@ static void rdmalock_mb_on_propose(struct rdmalock_membership *mb, u32 node,
 	if (rdmalock_mb_newer(epoch, coord, mb->epoch, mb->coord)) {
 		if (phase != MB_PREPARE)
 			goto out;	/* joined too late: wait for the next */
+		if (mb->member && rdmalock_mb_outranked(coord, mb->view_members, up) &&
+		    rdmalock_mb_refusing(mb, epoch, coord)) {
+			pr_info_ratelimited("%s: node %u proposes view %llu, but a lower member is up here: not following it yet\n",
+					    mb->name, node, epoch);
+			goto out;
+		}
 		rdmalock_mb_adopt(mb, epoch, coord, members);
 		rdmalock_set_queue_view(mb->ls, 0);
 		if (mb->member)

@@ -56,6 +56,7 @@ void rdmalock_membership_show(struct seq_file *m, struct rdmalock_membership *mb
 bool rdmalock_mb_quorum(u32 set, u32 num_nodes);
 u32 rdmalock_mb_clique(u32 self, u32 candidates, const u32 *up, u32 num_nodes);
 bool rdmalock_mb_newer(u64 epoch, u32 coord, u64 cur_epoch, u32 cur_coord);
+bool rdmalock_mb_outranked(u32 coord, u32 view, u32 up);
 #endif
 
 #endif /* RDMALOCK_MEMBERSHIP_H */

@@ -61,11 +61,28 @@ static void newer_orders_by_epoch_then_coordinator(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, rdmalock_mb_newer(1, 2, 2, 0));
 }
 
+/*
+ * Node 1, back from a fence, sees node 2 only and proposes: node 2, whose
+ * view has node 0, up, may refuse it; not once node 0 is down or out of
+ * the view, nor when node 1 is in the view (its coordinator died).
+ * Node 0's proposals are never refused.
+ */
+static void a_lower_member_up_outranks_a_coordinator(struct kunit *test)
+{
+	KUNIT_EXPECT_TRUE(test, rdmalock_mb_outranked(1, 0x5, 0x7));
+	KUNIT_EXPECT_FALSE(test, rdmalock_mb_outranked(1, 0x5, 0x6));
+	KUNIT_EXPECT_FALSE(test, rdmalock_mb_outranked(1, 0x6, 0x7));
+	KUNIT_EXPECT_FALSE(test, rdmalock_mb_outranked(1, 0x7, 0x7));
+	KUNIT_EXPECT_FALSE(test, rdmalock_mb_outranked(0, 0x6, 0x7));
+	KUNIT_EXPECT_TRUE(test, rdmalock_mb_outranked(2, 0x3, 0x6));
+}
+
 static struct kunit_case rdmalock_membership_cases[] = {
 	KUNIT_CASE(quorums_intersect),
 	KUNIT_CASE(quorum_tie_break),
 	KUNIT_CASE(clique_drops_who_does_not_see),
 	KUNIT_CASE(newer_orders_by_epoch_then_coordinator),
+	KUNIT_CASE(a_lower_member_up_outranks_a_coordinator),
 	{}
 };
 
