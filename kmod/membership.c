@@ -15,10 +15,10 @@
  * that dies, or a second one that believed itself lowest, only costs a
  * new proposal. (A member waits a while before it follows a coordinator
  * from outside its view while a lower member is up: see
- * rdmalock_mb_outranked().) A view is proposed only for a quorum: more than half of
- * the domain's nodes, or exactly half with node 0 among them, which is
- * the tie-break of a two-node domain (node 0 goes on alone; node 1 alone
- * does not).
+ * rdmalock_mb_outranked().) A view is proposed only for a quorum: more
+ * than half of the domain's nodes, or exactly half with node 0 among
+ * them, which is the tie-break of a two-node domain (node 0 goes on
+ * alone; node 1 alone does not).
  *
  * Node leases. Members renew each other: a lease message, or a proposal,
  * from a node that follows the same proposal. A member that has not been
@@ -696,7 +696,6 @@ static void rdmalock_mb_on_propose(struct rdmalock_membership *mb, u32 node,
 	u32 coord = le32_to_cpu(msg->coord);
 	u32 members = le32_to_cpu(msg->members);
 	u32 phase = le32_to_cpu(msg->phase);
-	u32 up = rdmalock_mb_up(mb);
 	bool step = false;
 
 	if (coord != node || phase < MB_PREPARE || phase > MB_COMMIT ||
@@ -720,7 +719,8 @@ static void rdmalock_mb_on_propose(struct rdmalock_membership *mb, u32 node,
 	if (rdmalock_mb_newer(epoch, coord, mb->epoch, mb->coord)) {
 		if (phase != MB_PREPARE)
 			goto out;	/* joined too late: wait for the next */
-		if (mb->member && rdmalock_mb_outranked(coord, mb->view_members, up) &&
+		if (mb->member &&
+		    rdmalock_mb_outranked(coord, mb->view_members, rdmalock_mb_up(mb)) &&
 		    rdmalock_mb_refusing(mb, epoch, coord)) {
 			pr_info_ratelimited("%s: node %u proposes view %llu, but a lower member is up here: not following it yet\n",
 					    mb->name, node, epoch);

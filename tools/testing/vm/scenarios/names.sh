@@ -154,36 +154,26 @@ moved_refused() {
 moved_released() { hold_unlocked moved-alock && hold_unlocked moved-shift; }
 
 # moved_queued: node 1 asks for id MOVED_ID in both domains, in the
-# background, and queues behind node 0's holds at the last node.
+# background (waiters moved-DOMAIN), and queues behind node 0's holds at
+# the last node.
 moved_queued() {
 	local dom before f
 
 	retry 60 wget -q -O /dev/null "$(peer_url 0 moved-held)" || return 1
 	for dom in nm-alock nm-shift; do
-		f=/tmp/moved-wait-$dom
+		f=/tmp/wait-moved-$dom
 		before=$(descs_in_use $dom)
 		{
-			ctl lock $dom $MOVED_ID --timeout 120000 -- true >$f 2>&1
+			ctl lock $dom $MOVED_ID --timeout 120000 -- true >$f.out 2>&1
 			echo $? >$f.rc
 		} &
-		retry 30 descs_more $dom "$before" && sleep 1 &&
-			descs_more $dom "$before" || return 1
+		retry 30 more_descs_in_use $dom "$before" && sleep 1 &&
+			more_descs_in_use $dom "$before" || return 1
 	done
 }
-
-descs_more() { [ "$(descs_in_use "$1")" -gt "$2" ]; }
 
 # moved_waited: those requests were granted once node 0 let go.
-moved_waited() {
-	local dom f
-
-	for dom in nm-alock nm-shift; do
-		f=/tmp/moved-wait-$dom
-		retry 60 test -e $f.rc || return 1
-		cat $f >&2
-		[ "$(cat $f.rc)" -eq 0 ] || return 1
-	done
-}
+moved_waited() { waited moved-nm-alock 60 && waited moved-nm-shift 60; }
 
 moved_taken() {
 	ctl lock nm-alock $MOVED_ID --try -- true &&
@@ -320,36 +310,29 @@ join_held() {
 }
 
 # lock_in_step STEP ID: once this node is done with STEP of the view
-# change that takes node 1 back, lock ID of nm-alock, in the background,
-# whose output and status go to /tmp/join-STEP and /tmp/join-STEP.rc.
+# change that takes node 1 back, lock ID of nm-alock, in the background:
+# waiter join-STEP (see waited).
 # Node 1's steps come 2 s late, so that this node waits in each step for
 # about 2 s. Without fault injection the steps are not held, and the
 # lock is taken at once.
 lock_in_step() {
-	local view=/sys/kernel/debug/rdmalock/nm-alock/view f="/tmp/join-$1" end
+	local view=/sys/kernel/debug/rdmalock/nm-alock/view f="/tmp/wait-join-$1" end
 
 	rm -f "$f.rc"
 	end=$(($(date +%s) + CUT_S + 60))
 	while [ -d "$FAULTS" ] && ! grep -q "members 0-2, done $1" $view; do
 		if [ "$(date +%s)" -ge "$end" ]; then
-			echo "never done with step $1 of the view change" >"$f"
+			echo "never done with step $1 of the view change" >"$f.out"
 			echo 1 >"$f.rc"
 			return
 		fi
 		sleep 0.1
 	done
-	cat $view >"$f"
+	cat $view >"$f.out"
 	{
-		ctl lock nm-alock "$2" --timeout 30000 -- true >>"$f" 2>&1
+		ctl lock nm-alock "$2" --timeout 30000 -- true >>"$f.out" 2>&1
 		echo $? >"$f.rc"
 	} &
-}
-
-# joined STEP: the lock taken in STEP was granted.
-joined() {
-	retry 60 test -e "/tmp/join-$1.rc" || return 1
-	cat "/tmp/join-$1" >&2
-	[ "$(cat "/tmp/join-$1.rc")" -eq 0 ]
 }
 
 note_token() {
@@ -780,9 +763,9 @@ if [ "$VMTEST_NODE" -eq "$victim" ]; then
 	lock_in_step reset $JOIN_ID
 	lock_in_step claim $CLAIM_ID
 	tap_check "a name homed on node 1, resolved once this node has reset, is granted$join_skip" \
-		joined reset
+		waited join-reset 60
 	tap_check "one resolved once node 1 has reset, before this node's view takes it back, is granted$join_skip" \
-		joined claim
+		waited join-claim 60
 fi
 tap_check "after the cut, every node is back in full views" retry 90 all_up
 [ "$VMTEST_NODE" -ne 1 ] ||
