@@ -311,6 +311,9 @@ static bool rdmalock_lock_stale(const void *arg)
 /*
  * A named lock's request that is not granted at once waits counted at
  * the lock's home, where holders with a blocking callback hear of it.
+ * Its first try sleeps through a failed verb's view change as the wait
+ * would: GFS2 takes every glock this way, and a failed verb, which the
+ * view change repairs, must not fail the request.
  */
 static int rdmalock_acquire_named(struct rdmalock_lock *lk, unsigned int mode,
 				  const struct rdmalock_how *how)
@@ -320,6 +323,7 @@ static int rdmalock_acquire_named(struct rdmalock_lock *lk, unsigned int mode,
 	int ret;
 
 	try.try = true;
+	try.may_sleep = !how->try;
 	ret = rdmalock_ls_acquire(ls, lk->home, lk->slot_off, mode, &try, &lk->w);
 	if (ret != -EAGAIN || how->try)
 		return ret;

@@ -210,6 +210,10 @@ struct rdmalock_cancel {
  * @timed: it has a deadline
  * @killable: a fatal signal ends it
  * @try: it must not wait at all
+ * @may_sleep: with @try, it must not wait for the lock but may sleep: the
+ *	first try of a request that waits if the lock is taken. A failed
+ *	verb then waits for the view change it asks for, and tries again,
+ *	as a request that waits would.
  * @stale: if set, tells whether the lock's slot may no longer be the
  *	lock's (a named lock whose home left the view since it was
  *	resolved); asked inside the gate, where no view change moves, and
@@ -223,6 +227,7 @@ struct rdmalock_how {
 	bool timed;
 	bool killable;
 	bool try;
+	bool may_sleep;
 	bool (*stale)(const void *arg);
 	const void *stale_arg;
 	struct rdmalock_cancel *cancel;
@@ -468,10 +473,6 @@ struct rdmalock_lockspace {
 };
 
 /*
- * Does @ls's algorithm hold its word shared for @mode, a valid
- * RDMALOCK_MODE_* other than NL? Else exclusive (lkmode.c).
- */
-/*
  * Asks for a view change, which resets every queue, where views recover
  * the lock: a verb failed, and a queue may be broken. Elsewhere nothing.
  * Return: whether one was asked for.
@@ -484,6 +485,10 @@ static inline bool rdmalock_ls_want_view_change(struct rdmalock_lockspace *ls)
 	return true;
 }
 
+/*
+ * Does @ls's algorithm hold its word shared for @mode, a valid
+ * RDMALOCK_MODE_* other than NL? Else exclusive (lkmode.c).
+ */
 static inline bool rdmalock_mode_shared(const struct rdmalock_lockspace *ls,
 					unsigned int mode)
 {

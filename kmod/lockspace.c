@@ -1077,7 +1077,7 @@ static int rdmalock_await_view_change(struct rdmalock_lockspace *ls, int gen,
 
 	if (!rdmalock_ls_want_view_change(ls))
 		return err;
-	if (how->try)
+	if (how->try && !how->may_sleep)
 		return err;
 	left = min(left, rdmalock_how_left(how));
 	if (left <= 0)

@@ -11,6 +11,8 @@
  * harness as the negative control: the harness must catch it. A waiter
  * whose acquisition is cancelled leaves the queue whole. A node out of
  * descriptors makes acquisitions wait for one; a verb out of room does not.
+ * A failed verb fails a trylock, but not the first try of a request that
+ * waits, which the view change the verb asks for lets try again.
  */
 #include <kunit/test.h>
 #include <linux/delay.h>
@@ -556,6 +558,63 @@ static void a_verb_without_room_is_not_an_empty_pool(struct kunit *test)
 	cohort_destroy(c);
 }
 
+static const struct rdmalock_algo *alock_algo;
+static atomic_t verbs_to_fail;
+
+/* ALock, whose next verbs_to_fail acquisitions fail a verb at once. */
+static int failing_acquire(struct rdmalock_lockspace *ls,
+			   struct rdmalock_waiter *w,
+			   const struct rdmalock_how *how)
+{
+	if (atomic_dec_if_positive(&verbs_to_fail) < 0)
+		return alock_algo->acquire(ls, w, how);
+	rdmalock_desc_free(ls, w);
+	return -EIO;
+}
+
+/* The view change a failed verb asks for, made at once. */
+static void view_change_now(void *ctx)
+{
+	struct rdmalock_lockspace *ls = ctx;
+
+	rdmalock_gate_set(ls, RDMALOCK_GATE_CLOSED, 0);
+	rdmalock_gate_set(ls, RDMALOCK_GATE_OPEN, BIT(0));
+}
+
+/*
+ * The first try of a request that waits, as a named lock makes it, sleeps
+ * through the view change its failed verb asks for and tries again. It
+ * returned the verb's -EIO, as a trylock does: GFS2's glock failed where
+ * the view change would have repaired the queue.
+ */
+static void a_first_try_sleeps_through_a_failed_verb(struct kunit *test)
+{
+	struct cohort *c = cohort_create(test, RDMALOCK_ALGO_ALOCK, 2);
+	struct rdmalock_algo failing = *c->ls->algo;
+	struct rdmalock_how how = { .try = true };
+	struct rdmalock_waiter *w;
+	int gen = atomic_read(&c->ls->gate_gen);
+
+	alock_algo = c->ls->algo;
+	failing.acquire = failing_acquire;
+	c->ls->algo = &failing;
+	c->ls->want_view_change = view_change_now;
+	c->ls->view_ctx = c->ls;
+	atomic_set(&verbs_to_fail, 1);
+	KUNIT_EXPECT_EQ(test, rdmalock_ls_acquire(c->ls, 0, c->slot_off,
+						  RDMALOCK_MODE_EX, &how, &w), -EIO);
+	KUNIT_EXPECT_EQ(test, atomic_read(&c->ls->gate_gen), gen + 1);
+	atomic_set(&verbs_to_fail, 1);
+	how.may_sleep = true;
+	KUNIT_ASSERT_EQ(test, rdmalock_ls_acquire(c->ls, 0, c->slot_off,
+						  RDMALOCK_MODE_EX, &how, &w), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&c->ls->gate_gen), gen + 2);
+	KUNIT_EXPECT_EQ(test, rdmalock_ls_release(c->ls, w), 0);
+	c->ls->want_view_change = NULL;
+	c->ls->algo = alock_algo;
+	cohort_destroy(c);
+}
+
 static struct kunit_case rdmalock_alock_local_cases[] = {
 	KUNIT_CASE(local_cohort_excludes),
 	KUNIT_CASE(harness_catches_no_exclusion),
@@ -567,6 +626,7 @@ static struct kunit_case rdmalock_alock_local_cases[] = {
 	KUNIT_CASE(a_cancelled_waiter_leaves_the_queue),
 	KUNIT_CASE(an_empty_pool_makes_acquisitions_wait),
 	KUNIT_CASE(a_verb_without_room_is_not_an_empty_pool),
+	KUNIT_CASE(a_first_try_sleeps_through_a_failed_verb),
 	{}
 };
 
