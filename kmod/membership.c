@@ -1121,9 +1121,9 @@ static void rdmalock_mb_tick(struct work_struct *work)
 	struct rdmalock_membership *mb = container_of(to_delayed_work(work),
 						      struct rdmalock_membership,
 						      tick);
+	u32 up, coord, members;
 	bool fenced, stopping;
 	u64 epoch;
-	u32 up;
 
 	spin_lock_bh(&mb->lock);
 	stopping = mb->stopping;
@@ -1144,14 +1144,16 @@ static void rdmalock_mb_tick(struct work_struct *work)
 		mb->want_pending = true;
 	rdmalock_mb_renew(mb, up);
 	fenced = rdmalock_mb_check_lease(mb);
+	/* The view that a fence leaves, read where nothing changes it. */
 	epoch = mb->view_epoch;
+	coord = mb->view_coord;
+	members = mb->view_members;
 	rdmalock_mb_coordinate(mb, up);
 	rdmalock_mb_ask_view_change(mb, up);
 	queue_delayed_work(mb->tick_wq, &mb->tick, msecs_to_jiffies(MB_TICK_MS));
 	spin_unlock_bh(&mb->lock);
 	if (fenced) {
-		trace_rdmalock_fence(mb->name, mb->view_epoch, mb->view_coord,
-				     mb->view_members);
+		trace_rdmalock_fence(mb->name, epoch, coord, members);
 		pr_warn("%s: no quorum renewed this node's lease for %u ms: fenced, its locks are lost\n",
 			mb->name, jiffies_to_msecs(mb->lease));
 		/* What this node's holders protect must stop now (GFS2: withdraw). */
