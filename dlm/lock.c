@@ -16,7 +16,9 @@
  * -DLM_EUNLOCK; with DLM_LKF_CANCEL it cancels the request under way,
  * whose ast then says -DLM_ECANCEL, or 0 when the grant came first, as
  * DLM allows. A new lock whose first request fails is gone after its
- * ast, as in DLM.
+ * ast, as in DLM; so is one whose name could not be resolved (its home
+ * not reachable, this node fenced, the home's table full): dlm_lock()
+ * fails at once only for bad arguments and memory, as DLM's does.
  *
  * DLM's six modes are rdmalock's (PR is RDMALOCK_MODE_SH), served as
  * Documentation/api.rst says for the domain's algorithm. DLM_LKF_NOQUEUE
@@ -45,7 +47,7 @@
 /*
  * struct rdmalock_dlm_lkb - one DLM lock
  * @ls: its lockspace
- * @lk: the handle
+ * @lk: the handle; NULL for a new lock whose name was not resolved
  * @lksb: the caller's status block
  * @ast: the completion callback of the request under way, or of the unlock
  * @bast: the blocking callback, or NULL
@@ -57,9 +59,11 @@
  *	of a first request that failed, or from its unlock
  * @held: a request of it was granted once: the lock exists until unlocked
  * @unlocking: @work releases the lock and calls @ast; else it only frees
+ * @refusal: why its request under way failed before it started
  * @work: the end of the lock, out of the caller's context
  * @convert_down: a conversion that waits for nobody, out of the caller's
  *	context but not on the request queue
+ * @refused: the end of the request that failed for @refusal
  */
 struct rdmalock_dlm_lkb {
 	struct rdmalock_dlm_ls *ls;
@@ -74,8 +78,10 @@ struct rdmalock_dlm_lkb {
 	unsigned long busy;
 	bool held;
 	bool unlocking;
+	int refusal;
 	struct work_struct work;
 	struct work_struct convert_down;
+	struct work_struct refused;
 };
 
 static const unsigned int rdmalock_dlm_modes[] = {
@@ -98,10 +104,13 @@ static void rdmalock_dlm_bast(void *arg, unsigned int mode)
 }
 
 /*
- * A request's end as DLM says it. GFS2 takes no status but these: an
- * error that lost or refused the lock (the node fenced, the home gone,
- * the domain destroyed) is a refusal, and the lock keeps the mode the
- * ast reports it kept.
+ * A request's end as DLM says it; GFS2 takes no status but these. GFS2
+ * asks again at once for a lock it was refused (-EAGAIN), so a failure
+ * that lasts until this node is in a view again (it fenced itself, or
+ * the domain was destroyed) ends the request as one that timed out,
+ * which GFS2 takes for an I/O error of the request: a withdraw waits for
+ * such requests. Any other failure, which a view change ends (the home
+ * lost, a name not resolved yet), is a refusal.
  */
 static int rdmalock_dlm_status(struct rdmalock_dlm_lkb *lkb, int status)
 {
@@ -109,12 +118,13 @@ static int rdmalock_dlm_status(struct rdmalock_dlm_lkb *lkb, int status)
 	case 0:
 	case -EAGAIN:
 	case -EDEADLK:
-	case -ETIMEDOUT:
 		return status;
 	case -ECANCELED:
 		return -DLM_ECANCEL;
 	}
 	pr_err_ratelimited("lock %u: request failed: %d\n", lkb->lkid, status);
+	if (status == -ENOLCK || !rdmalock_domain_member(lkb->ls->dom))
+		return -ETIMEDOUT;
 	return -EAGAIN;
 }
 
@@ -166,7 +176,8 @@ static void rdmalock_dlm_finish(struct work_struct *work)
 		lkb->lksb->sb_flags = 0;
 		lkb->lksb->sb_status = -DLM_EUNLOCK;
 	}
-	rdmalock_lock_put(lkb->lk);
+	if (lkb->lk)
+		rdmalock_lock_put(lkb->lk);
 	/* The ast may free the lksb and the LVB with it: nothing uses them after. */
 	if (lkb->unlocking)
 		lkb->ast(lkb->astarg);
@@ -190,6 +201,27 @@ static void rdmalock_dlm_convert_down(struct work_struct *work)
 static bool rdmalock_dlm_may_wait(int from, int to)
 {
 	return to != DLM_LOCK_NL && from != DLM_LOCK_PW && from != DLM_LOCK_EX;
+}
+
+static void rdmalock_dlm_fail(struct work_struct *work)
+{
+	struct rdmalock_dlm_lkb *lkb = container_of(work, struct rdmalock_dlm_lkb,
+						    refused);
+
+	rdmalock_dlm_ended(lkb, lkb->refusal);
+}
+
+/*
+ * Ends @lkb's request under way for @err through its ast, out of the
+ * caller's context, as a failure after dlm_lock() does. GFS2 of 6.1 takes
+ * an error of dlm_lock() itself for a bug (6.12 for an I/O error): the
+ * withdraw of a fenced node waited for ever for the ast of its "live"
+ * lock, whose name no home resolved any more.
+ */
+static void rdmalock_dlm_fail_later(struct rdmalock_dlm_lkb *lkb, int err)
+{
+	lkb->refusal = err;
+	queue_work(lkb->ls->wq, &lkb->refused);
 }
 
 static int rdmalock_dlm_ask(struct rdmalock_dlm_lkb *lkb, int mode,
@@ -220,11 +252,34 @@ static int rdmalock_dlm_ask(struct rdmalock_dlm_lkb *lkb, int mode,
 	else
 		ret = rdmalock_lock_async(lkb->lk, rdmalock_dlm_modes[mode],
 					  req_flags, rdmalock_dlm_ended, lkb);
+	/* The domain destroyed, say: not the caller's fault. */
+	if (ret && ret != -EINVAL && ret != -EBUSY) {
+		rdmalock_dlm_fail_later(lkb, ret);
+		ret = 0;
+	}
 	if (ret) {
 		atomic_dec(&lkb->ls->requests);
 		clear_bit_unlock(RDMALOCK_DLM_BUSY, &lkb->busy);
 	}
 	return ret;
+}
+
+/* A new lock whose name was not resolved, for @err: its id, no handle. */
+static int rdmalock_dlm_new_unresolved(struct rdmalock_dlm_ls *ls,
+				       struct rdmalock_dlm_lkb *lkb, int mode,
+				       int err)
+{
+	int ret;
+
+	ret = xa_alloc(&ls->lkbs, &lkb->lkid, lkb, xa_limit_32b, GFP_NOFS);
+	if (ret)
+		return ret;
+	lkb->lksb->sb_lkid = lkb->lkid;
+	lkb->req_mode = mode;
+	set_bit(RDMALOCK_DLM_BUSY, &lkb->busy);
+	atomic_inc(&ls->requests);
+	rdmalock_dlm_fail_later(lkb, err);
+	return 0;
 }
 
 /* A new lock: its handle, its id in the lksb, and its first request. */
@@ -235,8 +290,13 @@ static int rdmalock_dlm_new(struct rdmalock_dlm_ls *ls, struct rdmalock_dlm_lkb 
 	int ret;
 
 	lkb->lk = rdmalock_lock_get_name(ls->dom, name, namelen);
-	if (IS_ERR(lkb->lk))
-		return PTR_ERR(lkb->lk);
+	if (IS_ERR(lkb->lk)) {
+		ret = PTR_ERR(lkb->lk);
+		lkb->lk = NULL;
+		if (ret == -EINVAL || ret == -ENOMEM)
+			return ret;
+		return rdmalock_dlm_new_unresolved(ls, lkb, mode, ret);
+	}
 	ret = 0;
 	if (flags & DLM_LKF_VALBLK)
 		ret = lkb->lksb->sb_lvbptr ?
@@ -276,7 +336,7 @@ put:
  *
  * Context: process context; may sleep.
  * Return: 0, and @ast will be called; -EBUSY when the lock has a request
- * under way; -EINVAL; -ENOMEM; or an error of rdmalock_lock_get_name().
+ * under way; -EINVAL; -ENOMEM.
  */
 int dlm_lock(dlm_lockspace_t *lockspace, int mode, struct dlm_lksb *lksb,
 	     u32 flags, const void *name, unsigned int namelen,
@@ -312,12 +372,39 @@ int dlm_lock(dlm_lockspace_t *lockspace, int mode, struct dlm_lksb *lksb,
 	lkb->astarg = astarg;
 	INIT_WORK(&lkb->work, rdmalock_dlm_finish);
 	INIT_WORK(&lkb->convert_down, rdmalock_dlm_convert_down);
+	INIT_WORK(&lkb->refused, rdmalock_dlm_fail);
 	ret = rdmalock_dlm_new(ls, lkb, mode, flags, name, namelen);
 	if (ret)
 		kfree(lkb);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(dlm_lock);
+
+/* Under @ls->lkbs' lock: cancels @lkb's request under way. */
+static int rdmalock_dlm_cancel(struct rdmalock_dlm_lkb *lkb)
+{
+	/* One without a handle ends at once, on its own. */
+	if (!lkb->lk || rdmalock_lock_cancel(lkb->lk))
+		return -EBUSY;
+	return 0;
+}
+
+/* Under @ls->lkbs' lock: releases @lkb, out of the caller's context. */
+static int rdmalock_dlm_release(struct rdmalock_dlm_ls *ls,
+				struct rdmalock_dlm_lkb *lkb,
+				struct dlm_lksb *lksb, void *astarg)
+{
+	if (lksb && lksb != lkb->lksb)
+		return -EINVAL;
+	if (test_and_set_bit_lock(RDMALOCK_DLM_BUSY, &lkb->busy))
+		return -EBUSY;
+	if (astarg)
+		lkb->astarg = astarg;
+	__xa_erase(&ls->lkbs, lkb->lkid);
+	lkb->unlocking = true;
+	queue_work(ls->wq, &lkb->work);
+	return 0;
+}
 
 /**
  * dlm_unlock() - release a lock, or cancel its request
@@ -343,25 +430,17 @@ int dlm_unlock(dlm_lockspace_t *lockspace, u32 lkid, u32 flags,
 	/* As after a withdraw: the lockspace was left, nothing to unlock. */
 	if (!ls)
 		return -ENODEV;
-	if (flags & DLM_LKF_CANCEL) {
-		/* Under the lock, a first request that failed frees nothing. */
-		xa_lock(&ls->lkbs);
-		lkb = xa_load(&ls->lkbs, lkid);
-		ret = !lkb ? -EINVAL : rdmalock_lock_cancel(lkb->lk) ? -EBUSY : 0;
-		xa_unlock(&ls->lkbs);
-		return ret;
-	}
+	/* Under the lock, the end of a request frees no lock used here. */
+	xa_lock(&ls->lkbs);
 	lkb = xa_load(&ls->lkbs, lkid);
-	if (!lkb || (lksb && lksb != lkb->lksb))
-		return -EINVAL;
-	if (test_and_set_bit_lock(RDMALOCK_DLM_BUSY, &lkb->busy))
-		return -EBUSY;
-	if (astarg)
-		lkb->astarg = astarg;
-	xa_erase(&ls->lkbs, lkid);
-	lkb->unlocking = true;
-	queue_work(ls->wq, &lkb->work);
-	return 0;
+	if (!lkb)
+		ret = -EINVAL;
+	else if (flags & DLM_LKF_CANCEL)
+		ret = rdmalock_dlm_cancel(lkb);
+	else
+		ret = rdmalock_dlm_release(ls, lkb, lksb, astarg);
+	xa_unlock(&ls->lkbs);
+	return ret;
 }
 EXPORT_SYMBOL_GPL(dlm_unlock);
 
@@ -381,8 +460,10 @@ void rdmalock_dlm_drop_locks(struct rdmalock_dlm_ls *ls)
 
 	/* Under the lock, no request's end erases and frees its lock. */
 	xa_lock(&ls->lkbs);
-	xa_for_each(&ls->lkbs, lkid, lkb)
-		rdmalock_lock_cancel(lkb->lk);
+	xa_for_each(&ls->lkbs, lkid, lkb) {
+		if (lkb->lk)
+			rdmalock_lock_cancel(lkb->lk);
+	}
 	xa_unlock(&ls->lkbs);
 	wait_event(ls->idle, !atomic_read(&ls->requests));
 	flush_workqueue(ls->wq);

@@ -624,3 +624,26 @@ void rdmalock_domain_put(struct rdmalock_domain *dom)
 	kref_put(&dom->ref, rdmalock_domain_release);
 }
 EXPORT_SYMBOL_GPL(rdmalock_domain_put);
+
+/**
+ * rdmalock_domain_member() - is this node a member of the domain's view?
+ * @dom: the domain, held
+ *
+ * Out of the view (before the first view that takes this node in, or
+ * from its fence, its node lease run out, until a view takes it back),
+ * every lock call fails at once, however often it is made: a client that
+ * would make a refused call again at once can tell that refusal from one
+ * that a view change ends. A domain without views has every node in it.
+ *
+ * Context: any.
+ * Return: false from the domain's destruction on, and while this node is
+ * out of its view; else true.
+ */
+bool rdmalock_domain_member(struct rdmalock_domain *dom)
+{
+	struct rdmalock_lockspace *ls = dom->ls;
+
+	return !READ_ONCE(ls->closed) &&
+	       (!ls->gated || READ_ONCE(ls->gate) != RDMALOCK_GATE_OUT);
+}
+EXPORT_SYMBOL_GPL(rdmalock_domain_member);
