@@ -24,23 +24,32 @@ RDMALOCK_SPLAT_RE='BUG:|WARNING:|Oops|Kernel panic|general protection fault|poss
 # trace", is left out; nothing else is.
 RDMALOCK_SPLAT_BENIGN='at fs/dlm/requestqueue.c:[0-9]+ dlm_add_requestqueue'
 
+# GFS2 dumps its stack once a withdraw is over; one asked for by a write
+# to its sysfs "withdraw" (withdraw_store), as the gfs2 scenario's fenced
+# node does, is no bug: its dump, up to its "</TASK>", is left out too.
+RDMALOCK_SPLAT_WITHDRAW='gfs2: fsid=[^ ]*: File system withdrawn'
+RDMALOCK_SPLAT_WITHDRAW_ASKED='withdraw_store'
+
 # rdmalock_unbenign: a console log without the benign splats' blocks.
 rdmalock_unbenign() {
-	awk -v benign="$RDMALOCK_SPLAT_BENIGN" '
-		/-+\[ cut here \]-+/ { block = $0 "\n"; inblock = 1; bad = 0; next }
+	awk -v benign="$RDMALOCK_SPLAT_BENIGN" \
+	    -v withdrawn="$RDMALOCK_SPLAT_WITHDRAW" \
+	    -v asked="$RDMALOCK_SPLAT_WITHDRAW_ASKED" '
+		/-+\[ cut here \]-+/ { block = $0 "\n"; inblock = 1; drop = 0; end = "---\\[ end trace"; next }
+		$0 ~ withdrawn { print; block = ""; inblock = 1; drop = 0; end = "</TASK>"; next }
 		inblock {
 			block = block $0 "\n"
-			if ($0 ~ benign)
-				bad = 1
-			if ($0 ~ /---\[ end trace/) {
-				if (!bad)
+			if ($0 ~ benign || $0 ~ asked)
+				drop = 1
+			if ($0 ~ end) {
+				if (!drop)
 					printf "%s", block
 				inblock = 0
 			}
 			next
 		}
 		{ print }
-		END { if (inblock && !bad) printf "%s", block }'
+		END { if (inblock && !drop) printf "%s", block }'
 }
 
 # Print the console lines that look like a kernel splat, at most $2,

@@ -22,6 +22,14 @@
 #    by every node, appends by every node to one file; node 0 prints both
 #    lock managers' rates side by side, with GFS2's own mean DLM round
 #    trips of inode glocks (its sbstats);
+#  - on rdmalock, unless GFS2_CUT=0, the last node syncs a file, keeps
+#    writing another, and its link is cut for CUT_S seconds: it fences
+#    itself, and the uevent that says so withdraws its GFS2, as the udev
+#    rule of Documentation/membership.rst would (with gfs2-utils' own
+#    rule's acknowledgment); the others go on in a view without it and
+#    replay its journal, its synced file reads back as written; its link
+#    back, it rejoins the view, unmounts the withdrawn filesystem, mounts
+#    it again and reads what the others wrote meanwhile;
 #  - on rdmalock, unless GFS2_DEATH=0, the last node syncs a file, keeps
 #    writing another, and dies (powered off): the others go on in a view
 #    without it, GFS2 replays its journal on one of them (recover_slot),
@@ -45,10 +53,14 @@
 : "${GFS2_DESCRIPTORS:=8192}"
 # A lock that excludes nobody has no recovery to show.
 case "$GFS2_ALGO" in
-test-*) : "${GFS2_DEATH:=0}" ;;
-*) : "${GFS2_DEATH:=1}" ;;
+test-*) : "${GFS2_DEATH:=0}" "${GFS2_CUT:=0}" ;;
+*) : "${GFS2_DEATH:=1}" "${GFS2_CUT:=1}" ;;
 esac
 case ",$GFS2_LMS" in *,rdmalock) ;; *) GFS2_DEATH=0 ;; esac
+case ",$GFS2_LMS," in *,rdmalock,*) ;; *) GFS2_CUT=0 ;; esac
+# Longer than the node lease (4 s) and the victim's withdraw, which waits
+# up to 5 s for its log: the withdraw was over 9 s into the cut.
+CUT_S=20
 FS=gfs0
 MNT=/mnt/gfs2
 n=$(num_nodes)
@@ -389,10 +401,11 @@ bench_table() {
 # survivors: the nodes but the victim, as a view lists them ("0,1").
 survivors() { seq -s, 0 $((victim - 1)); }
 
-# doom_victim: the victim syncs a file, and keeps writing another.
+# doom_victim TAG: the victim syncs a file TAG-kept, and keeps writing
+# another, until a write fails.
 doom_victim() {
-	content "$victim" >$MNT/dir$victim/kept && sync || return 1
-	(while :; do content "$victim" >>$MNT/dir$victim/growing; done) &
+	content "$victim" >"$MNT/dir$victim/$1-kept" && sync || return 1
+	(while content "$victim" >>"$MNT/dir$victim/$1-growing"; do :; done) &
 	sleep 2
 }
 
@@ -403,39 +416,129 @@ kmsg() { dmesg -s 1048576; }
 # journal (its slot is its id plus one, its journal its id).
 replays() { kmsg | grep -c ": jid=$victim: Done" || true; }
 
-# journal_replayed: one survivor or another replayed it since the mark.
+# mark_replays TAG: the count that journal_replayed TAG starts from.
+mark_replays() { replays >"/tmp/replays-before-$1"; }
+
+# journal_replayed TAG: one survivor or another replayed it since the
+# mark TAG.
 journal_replayed() {
 	local p=0 sum=0 c
 
-	echo $(($(replays) - $(cat /tmp/replays-before))) >"$WWW/replayed"
+	echo $(($(replays) - $(cat "/tmp/replays-before-$1"))) >"$WWW/replayed-$1"
 	while [ $p -lt "$victim" ]; do
-		c=$(timeout 10 wget -q -O - "$(peer_url "$p" "replayed")") || c=0
+		c=$(timeout 10 wget -q -O - "$(peer_url "$p" "replayed-$1")") || c=0
 		sum=$((sum + ${c:-0}))
 		p=$((p + 1))
 	done
 	[ "$sum" -gt 0 ]
 }
 
-# go_on: each survivor writes a file and reads the others', and the
-# victim's synced file, as written.
-go_on() {
+# read_on TAG: each survivor's file TAG-NODE, and the victim's synced
+# file TAG-kept, read as written.
+read_on() {
 	local p=0
 
-	content "$VMTEST_NODE" >$MNT/shared/after"$VMTEST_NODE" && sync || return 1
-	barrier after-written 300 || return 1
 	while [ $p -lt "$victim" ]; do
-		content $p | cmp - $MNT/shared/after$p || return 1
+		content $p | cmp - "$MNT/shared/$1-$p" || return 1
 		p=$((p + 1))
 	done
-	content "$victim" | cmp - $MNT/dir$victim/kept
+	content "$victim" | cmp - "$MNT/dir$victim/$1-kept"
+}
+
+# go_on TAG: each survivor writes its file TAG-NODE, then reads them all,
+# and the victim's synced file.
+go_on() {
+	content "$VMTEST_NODE" >"$MNT/shared/$1-$VMTEST_NODE" && sync &&
+		barrier "$1-written" 300 && read_on "$1"
+}
+
+# withdraw_listener: the cluster manager's part of a fence, as udev rules
+# would play it: this node's GFS2 on a domain it fenced itself in is
+# withdrawn, and the withdraw that GFS2 announces is acknowledged. The
+# write that withdraws returns only then: it runs apart.
+withdraw_listener() {
+	# shellcheck disable=SC2016 # expanded by the handler's shell
+	uevent sh -c 'case "$ACTION:$SUBSYSTEM:$RDMALOCK_EVENT" in
+	change:misc:fenced)
+		echo "fenced $RDMALOCK_DOMAIN" >>/tmp/gfs2-events
+		for f in /sys/fs/gfs2/*:"$RDMALOCK_DOMAIN"/withdraw; do
+			[ ! -e "$f" ] || echo 1 >"$f" &
+		done ;;
+	offline:gfs2:*)
+		echo "offline $DEVPATH" >>/tmp/gfs2-events
+		echo 1 >"/sys$DEVPATH/lock_module/withdraw" ;;
+	esac' &
+}
+
+# withdrawn: this node's GFS2 withdrew, told so by its uevents.
+withdrawn() {
+	cat /tmp/gfs2-events >&2
+	grep -q "^fenced $FS\$" /tmp/gfs2-events &&
+		grep -q "^offline " /tmp/gfs2-events &&
+		[ "$(cat /sys/fs/gfs2/rdmalock:$FS/withdraw)" = 1 ]
+}
+
+# writes_fail: a write into the withdrawn filesystem fails.
+writes_fail() { ! content "$victim" >$MNT/dir$victim/after-withdraw; }
+
+# cut_victim: the victim syncs a file, keeps writing another, and is cut
+# off for CUT_S s, in which it fences itself and withdraws its GFS2; its
+# link back, it rejoins the view, and mounts the filesystem anew.
+cut_victim() {
+	local end
+
+	tap_check "rdmalock: the last node syncs a file, and keeps writing another" \
+		doom_victim cut
+	barrier cut-doomed 300
+	# The survivors poll the barrier once a second: let them leave it.
+	sleep 3
+	echo "# link down for $CUT_S s" >&2
+	ip link set eth0 down
+	end=$(($(date +%s) + CUT_S))
+	tap_check "rdmalock: cut off, it fences itself, and its GFS2 withdraws" \
+		retry_until $((end - 1)) withdrawn
+	tap_check "rdmalock: writes into the withdrawn filesystem fail" writes_fail
+	while [ "$(date +%s)" -lt "$end" ]; do
+		sleep 1
+	done
+	ip link set eth0 up
+	echo "# link up" >&2
+	tap_check "rdmalock: its link back, it rejoins the view" retry 90 view_full $FS
+	tap_check "rdmalock: it unmounts the withdrawn filesystem, and mounts it again" \
+		sh -c "umount $MNT && mount -t gfs2 /dev/vda $MNT"
+	barrier cut-back 300
+}
+
+# link_cut: the victim's link is cut while it writes; the survivors go
+# on, then read, with the victim back, what each wrote meanwhile.
+link_cut() {
+	mark_replays cut
+	if [ "$VMTEST_NODE" -eq "$victim" ]; then
+		cut_victim
+	else
+		barrier cut-doomed 300
+		tap_check "rdmalock: the others go on in a view without the node cut off" \
+			retry 90 view_is $FS "$(survivors)"
+		tap_check "rdmalock: GFS2 on one of them replays its journal" \
+			retry 120 journal_replayed cut
+		# The survivors meet without the node cut off.
+		VMTEST_GONE=$victim
+		tap_check "rdmalock: they write and read on; its synced file reads as written" \
+			go_on cut
+		VMTEST_GONE=
+		barrier cut-back 300
+	fi
+	tap_check "rdmalock: with the node back, every node reads what the others wrote" \
+		read_on cut
+	barrier cut-read 300
 }
 
 # death: the victim dies mounted and writing; the survivors go on.
 death() {
-	replays >/tmp/replays-before
+	mark_replays death
 	if [ "$VMTEST_NODE" -eq "$victim" ]; then
 		tap_check "rdmalock: the last node syncs a file, and dies writing another" \
-			doom_victim
+			doom_victim death
 		die_after doomed 300
 	fi
 	VMTEST_GONE=$victim
@@ -443,9 +546,9 @@ death() {
 	tap_check "rdmalock: the others go on in a view without it" \
 		retry 90 view_is $FS "$(survivors)"
 	tap_check "rdmalock: GFS2 on one of them replays its journal" \
-		retry 120 journal_replayed
+		retry 120 journal_replayed death
 	tap_check "rdmalock: they write and read on; its synced file reads as written" \
-		go_on
+		go_on death
 	barrier went-on 300
 }
 
@@ -484,6 +587,7 @@ phase() {
 		barrier "benched-$lm" 300
 		[ "$VMTEST_NODE" -ne 0 ] || bench_gather "$lm"
 	fi
+	[ "$lm" != rdmalock ] || [ "$GFS2_CUT" != 1 ] || link_cut
 	[ "$lm" != rdmalock ] || [ "$GFS2_DEATH" != 1 ] || death
 	tap_check "$lm: every node unmounts" umount_fs "$lm"
 	barrier "unmounted-$lm" 300
@@ -506,15 +610,23 @@ phase() {
 }
 
 # Per lock manager: 7 checks, 2 more on node 0, 2 more for rdmalock (its
-# domain), 1 for dlm (configfs), 1 for the benchmark; with a death, 3
-# more on the survivors, and the victim's 2 last ones become 1. Node 0
-# checks the benchmark's table.
+# domain), 1 for dlm (configfs), 1 for the benchmark; with a cut, 6 on
+# the victim and 4 on the others; with a death, 3 more on the survivors,
+# and the victim's 2 last ones become 1. Node 0 checks the benchmark's
+# table.
 plan=0
 for lm in $(echo "$GFS2_LMS" | tr , ' '); do
 	plan=$((plan + 7))
 	[ "$VMTEST_NODE" -ne 0 ] || plan=$((plan + 2))
 	if [ "$lm" = rdmalock ]; then
 		plan=$((plan + 2))
+		if [ "$GFS2_CUT" != 1 ]; then
+			:
+		elif [ "$VMTEST_NODE" -eq "$victim" ]; then
+			plan=$((plan + 6))
+		else
+			plan=$((plan + 4))
+		fi
 		if [ "$GFS2_DEATH" != 1 ]; then
 			:
 		elif [ "$VMTEST_NODE" -eq "$victim" ]; then
@@ -529,6 +641,10 @@ for lm in $(echo "$GFS2_LMS" | tr , ' '); do
 done
 [ "$GFS2_BENCH" = none ] || [ "$VMTEST_NODE" -ne 0 ] || plan=$((plan + 1))
 tap_plan $plan
+if [ "$GFS2_CUT" = 1 ]; then
+	: >/tmp/gfs2-events
+	withdraw_listener
+fi
 for lm in $(echo "$GFS2_LMS" | tr , ' '); do
 	phase "$lm"
 done
