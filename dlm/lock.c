@@ -59,11 +59,11 @@
  *	of a first request that failed, or from its unlock
  * @held: a request of it was granted once: the lock exists until unlocked
  * @unlocking: @work releases the lock and calls @ast; else it only frees
- * @refusal: why its request under way failed before it started
+ * @failure: why its request under way failed before it started
  * @work: the end of the lock, out of the caller's context
  * @convert_down: a conversion that waits for nobody, out of the caller's
  *	context but not on the request queue
- * @refused: the end of the request that failed for @refusal
+ * @failed: the end, through the ast, of the request that failed for @failure
  */
 struct rdmalock_dlm_lkb {
 	struct rdmalock_dlm_ls *ls;
@@ -78,10 +78,10 @@ struct rdmalock_dlm_lkb {
 	unsigned long busy;
 	bool held;
 	bool unlocking;
-	int refusal;
+	int failure;
 	struct work_struct work;
 	struct work_struct convert_down;
-	struct work_struct refused;
+	struct work_struct failed;
 };
 
 static const unsigned int rdmalock_dlm_modes[] = {
@@ -105,12 +105,13 @@ static void rdmalock_dlm_bast(void *arg, unsigned int mode)
 
 /*
  * A request's end as DLM says it; GFS2 takes no status but these. GFS2
- * asks again at once for a lock it was refused (-EAGAIN), so a failure
- * that lasts until this node is in a view again (it fenced itself, or
- * the domain was destroyed) ends the request as one that timed out,
- * which GFS2 takes for an I/O error of the request: a withdraw waits for
- * such requests. Any other failure, which a view change ends (the home
- * lost, a name not resolved yet), is a refusal.
+ * asks again at once for a lock it was refused (-EAGAIN), which suits a
+ * failure that a view change ends (the home lost, a name not resolved
+ * yet, a claim that failed). While this node is out of the view (it
+ * fenced itself, or the domain was destroyed) every request fails at
+ * once: such a failure ends the request as one that timed out, which
+ * GFS2 takes for an I/O error of the request, and a withdraw waits for
+ * these requests to end.
  */
 static int rdmalock_dlm_status(struct rdmalock_dlm_lkb *lkb, int status)
 {
@@ -123,7 +124,7 @@ static int rdmalock_dlm_status(struct rdmalock_dlm_lkb *lkb, int status)
 		return -DLM_ECANCEL;
 	}
 	pr_err_ratelimited("lock %u: request failed: %d\n", lkb->lkid, status);
-	if (status == -ENOLCK || !rdmalock_domain_member(lkb->ls->dom))
+	if (!rdmalock_domain_member(lkb->ls->dom))
 		return -ETIMEDOUT;
 	return -EAGAIN;
 }
@@ -206,9 +207,9 @@ static bool rdmalock_dlm_may_wait(int from, int to)
 static void rdmalock_dlm_fail(struct work_struct *work)
 {
 	struct rdmalock_dlm_lkb *lkb = container_of(work, struct rdmalock_dlm_lkb,
-						    refused);
+						    failed);
 
-	rdmalock_dlm_ended(lkb, lkb->refusal);
+	rdmalock_dlm_ended(lkb, lkb->failure);
 }
 
 /*
@@ -220,8 +221,8 @@ static void rdmalock_dlm_fail(struct work_struct *work)
  */
 static void rdmalock_dlm_fail_later(struct rdmalock_dlm_lkb *lkb, int err)
 {
-	lkb->refusal = err;
-	queue_work(lkb->ls->wq, &lkb->refused);
+	lkb->failure = err;
+	queue_work(lkb->ls->wq, &lkb->failed);
 }
 
 static int rdmalock_dlm_ask(struct rdmalock_dlm_lkb *lkb, int mode,
@@ -252,7 +253,7 @@ static int rdmalock_dlm_ask(struct rdmalock_dlm_lkb *lkb, int mode,
 	else
 		ret = rdmalock_lock_async(lkb->lk, rdmalock_dlm_modes[mode],
 					  req_flags, rdmalock_dlm_ended, lkb);
-	/* The domain destroyed, say: not the caller's fault. */
+	/* Only the caller's mistakes fail dlm_lock() itself, as in DLM. */
 	if (ret && ret != -EINVAL && ret != -EBUSY) {
 		rdmalock_dlm_fail_later(lkb, ret);
 		ret = 0;
@@ -320,6 +321,32 @@ put:
 	return ret;
 }
 
+/*
+ * The lock @lkid, whose status block is @lksb unless that is NULL, made
+ * busy for a conversion, or for its release when @release, which takes
+ * it out of @ls->lkbs too. Under the lock of @ls->lkbs, where the end of
+ * a failed first request cannot free it meanwhile.
+ */
+static int rdmalock_dlm_take(struct rdmalock_dlm_ls *ls, u32 lkid,
+			     struct dlm_lksb *lksb, bool release,
+			     struct rdmalock_dlm_lkb **lkbp)
+{
+	struct rdmalock_dlm_lkb *lkb;
+	int ret = 0;
+
+	xa_lock(&ls->lkbs);
+	lkb = xa_load(&ls->lkbs, lkid);
+	if (!lkb || (lksb && lksb != lkb->lksb))
+		ret = -EINVAL;
+	else if (test_and_set_bit_lock(RDMALOCK_DLM_BUSY, &lkb->busy))
+		ret = -EBUSY;
+	else if (release)
+		__xa_erase(&ls->lkbs, lkid);
+	xa_unlock(&ls->lkbs);
+	*lkbp = lkb;
+	return ret;
+}
+
 /**
  * dlm_lock() - ask for a lock, or convert one
  * @lockspace: from dlm_new_lockspace()
@@ -352,11 +379,9 @@ int dlm_lock(dlm_lockspace_t *lockspace, int mode, struct dlm_lksb *lksb,
 	    parent_lkid)
 		return -EINVAL;
 	if (flags & DLM_LKF_CONVERT) {
-		lkb = xa_load(&ls->lkbs, lksb->sb_lkid);
-		if (!lkb || lkb->lksb != lksb)
-			return -EINVAL;
-		if (test_and_set_bit_lock(RDMALOCK_DLM_BUSY, &lkb->busy))
-			return -EBUSY;
+		ret = rdmalock_dlm_take(ls, lksb->sb_lkid, lksb, false, &lkb);
+		if (ret)
+			return ret;
 		WRITE_ONCE(lkb->astarg, astarg);
 		WRITE_ONCE(lkb->bast, bast);
 		lkb->ast = ast;
@@ -372,7 +397,7 @@ int dlm_lock(dlm_lockspace_t *lockspace, int mode, struct dlm_lksb *lksb,
 	lkb->astarg = astarg;
 	INIT_WORK(&lkb->work, rdmalock_dlm_finish);
 	INIT_WORK(&lkb->convert_down, rdmalock_dlm_convert_down);
-	INIT_WORK(&lkb->refused, rdmalock_dlm_fail);
+	INIT_WORK(&lkb->failed, rdmalock_dlm_fail);
 	ret = rdmalock_dlm_new(ls, lkb, mode, flags, name, namelen);
 	if (ret)
 		kfree(lkb);
@@ -380,30 +405,23 @@ int dlm_lock(dlm_lockspace_t *lockspace, int mode, struct dlm_lksb *lksb,
 }
 EXPORT_SYMBOL_GPL(dlm_lock);
 
-/* Under @ls->lkbs' lock: cancels @lkb's request under way. */
-static int rdmalock_dlm_cancel(struct rdmalock_dlm_lkb *lkb)
+/* Cancels the request under way of the lock @lkid. */
+static int rdmalock_dlm_cancel(struct rdmalock_dlm_ls *ls, u32 lkid)
 {
-	/* One without a handle ends at once, on its own. */
-	if (!lkb->lk || rdmalock_lock_cancel(lkb->lk))
-		return -EBUSY;
-	return 0;
-}
+	struct rdmalock_dlm_lkb *lkb;
+	int ret;
 
-/* Under @ls->lkbs' lock: releases @lkb, out of the caller's context. */
-static int rdmalock_dlm_release(struct rdmalock_dlm_ls *ls,
-				struct rdmalock_dlm_lkb *lkb,
-				struct dlm_lksb *lksb, void *astarg)
-{
-	if (lksb && lksb != lkb->lksb)
-		return -EINVAL;
-	if (test_and_set_bit_lock(RDMALOCK_DLM_BUSY, &lkb->busy))
-		return -EBUSY;
-	if (astarg)
-		lkb->astarg = astarg;
-	__xa_erase(&ls->lkbs, lkb->lkid);
-	lkb->unlocking = true;
-	queue_work(ls->wq, &lkb->work);
-	return 0;
+	/* Under the lock, the end of a request frees no lock used here. */
+	xa_lock(&ls->lkbs);
+	lkb = xa_load(&ls->lkbs, lkid);
+	if (!lkb)
+		ret = -EINVAL;
+	else if (!lkb->lk || rdmalock_lock_cancel(lkb->lk))
+		ret = -EBUSY;	/* none, or one without a handle, ending */
+	else
+		ret = 0;
+	xa_unlock(&ls->lkbs);
+	return ret;
 }
 
 /**
@@ -430,17 +448,16 @@ int dlm_unlock(dlm_lockspace_t *lockspace, u32 lkid, u32 flags,
 	/* As after a withdraw: the lockspace was left, nothing to unlock. */
 	if (!ls)
 		return -ENODEV;
-	/* Under the lock, the end of a request frees no lock used here. */
-	xa_lock(&ls->lkbs);
-	lkb = xa_load(&ls->lkbs, lkid);
-	if (!lkb)
-		ret = -EINVAL;
-	else if (flags & DLM_LKF_CANCEL)
-		ret = rdmalock_dlm_cancel(lkb);
-	else
-		ret = rdmalock_dlm_release(ls, lkb, lksb, astarg);
-	xa_unlock(&ls->lkbs);
-	return ret;
+	if (flags & DLM_LKF_CANCEL)
+		return rdmalock_dlm_cancel(ls, lkid);
+	ret = rdmalock_dlm_take(ls, lkid, lksb, true, &lkb);
+	if (ret)
+		return ret;
+	if (astarg)
+		lkb->astarg = astarg;
+	lkb->unlocking = true;
+	queue_work(ls->wq, &lkb->work);
+	return 0;
 }
 EXPORT_SYMBOL_GPL(dlm_unlock);
 

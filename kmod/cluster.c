@@ -643,7 +643,7 @@ bool rdmalock_domain_member(struct rdmalock_domain *dom)
 {
 	struct rdmalock_lockspace *ls = dom->ls;
 
-	return !READ_ONCE(ls->closed) &&
+	return !rdmalock_domain_closed(dom) &&
 	       (!ls->gated || READ_ONCE(ls->gate) != RDMALOCK_GATE_OUT);
 }
 EXPORT_SYMBOL_GPL(rdmalock_domain_member);

@@ -36,10 +36,10 @@ rdmalock_unbenign() {
 	    -v withdrawn="$RDMALOCK_SPLAT_WITHDRAW" \
 	    -v asked="$RDMALOCK_SPLAT_WITHDRAW_ASKED" '
 		/-+\[ cut here \]-+/ { block = $0 "\n"; inblock = 1; drop = 0; end = "---\\[ end trace"; next }
-		$0 ~ withdrawn { print; block = ""; inblock = 1; drop = 0; end = "</TASK>"; next }
+		!inblock && $0 ~ withdrawn { print; block = ""; inblock = 1; drop = 0; end = "</TASK>"; next }
 		inblock {
 			block = block $0 "\n"
-			if ($0 ~ benign || $0 ~ asked)
+			if (end == "</TASK>" ? $0 ~ asked : $0 ~ benign)
 				drop = 1
 			if ($0 ~ end) {
 				if (!drop)

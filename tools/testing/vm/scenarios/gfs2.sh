@@ -470,12 +470,14 @@ withdraw_listener() {
 	esac' &
 }
 
-# withdrawn: this node's GFS2 withdrew, told so by its uevents.
+# withdrawn: told it fenced itself, this node's GFS2 withdrew to the end,
+# its offline event acknowledged: the sysfs "withdraw" reads 1 from the
+# start of a withdraw.
 withdrawn() {
 	cat /tmp/gfs2-events >&2
 	grep -q "^fenced $FS\$" /tmp/gfs2-events &&
 		grep -q "^offline " /tmp/gfs2-events &&
-		[ "$(cat /sys/fs/gfs2/rdmalock:$FS/withdraw)" = 1 ]
+		kmsg | grep -q "fsid=rdmalock:$FS\.[0-9]*: File system withdrawn"
 }
 
 # writes_fail: a write into the withdrawn filesystem fails.
