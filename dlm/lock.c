@@ -247,7 +247,9 @@ static int rdmalock_dlm_ask(struct rdmalock_dlm_lkb *lkb, int mode,
 		queue_work(lkb->ls->wq, &lkb->convert_down);
 		return 0;
 	}
-	if (convert)
+	if (!lkb->lk)
+		ret = lkb->failure;	/* a new lock's name, not resolved */
+	else if (convert)
 		ret = rdmalock_lock_convert_async(lkb->lk, rdmalock_dlm_modes[mode],
 						  req_flags, rdmalock_dlm_ended, lkb);
 	else
@@ -265,45 +267,29 @@ static int rdmalock_dlm_ask(struct rdmalock_dlm_lkb *lkb, int mode,
 	return ret;
 }
 
-/* A new lock whose name was not resolved, for @err: its id, no handle. */
-static int rdmalock_dlm_new_unresolved(struct rdmalock_dlm_ls *ls,
-				       struct rdmalock_dlm_lkb *lkb, int mode,
-				       int err)
-{
-	int ret;
-
-	ret = xa_alloc(&ls->lkbs, &lkb->lkid, lkb, xa_limit_32b, GFP_NOFS);
-	if (ret)
-		return ret;
-	lkb->lksb->sb_lkid = lkb->lkid;
-	lkb->req_mode = mode;
-	set_bit(RDMALOCK_DLM_BUSY, &lkb->busy);
-	atomic_inc(&ls->requests);
-	rdmalock_dlm_fail_later(lkb, err);
-	return 0;
-}
-
-/* A new lock: its handle, its id in the lksb, and its first request. */
+/*
+ * A new lock: its handle, its id in the lksb, and its first request; a
+ * name that could not be resolved leaves it without a handle, and its
+ * request fails through its ast (rdmalock_dlm_ask()).
+ */
 static int rdmalock_dlm_new(struct rdmalock_dlm_ls *ls, struct rdmalock_dlm_lkb *lkb,
 			    int mode, u32 flags, const void *name,
 			    unsigned int namelen)
 {
-	int ret;
+	int ret = 0;
 
 	lkb->lk = rdmalock_lock_get_name(ls->dom, name, namelen);
 	if (IS_ERR(lkb->lk)) {
-		ret = PTR_ERR(lkb->lk);
+		lkb->failure = PTR_ERR(lkb->lk);
 		lkb->lk = NULL;
-		if (ret == -EINVAL || ret == -ENOMEM)
-			return ret;
-		return rdmalock_dlm_new_unresolved(ls, lkb, mode, ret);
-	}
-	ret = 0;
-	if (flags & DLM_LKF_VALBLK)
+		if (lkb->failure == -EINVAL || lkb->failure == -ENOMEM)
+			return lkb->failure;
+	} else if (flags & DLM_LKF_VALBLK) {
 		ret = lkb->lksb->sb_lvbptr ?
 		      rdmalock_lock_set_value(lkb->lk, lkb->lksb->sb_lvbptr, ls->lvblen) :
 		      -EINVAL;
-	if (!ret && lkb->bast)
+	}
+	if (!ret && lkb->lk && lkb->bast)
 		ret = rdmalock_lock_set_blocking(lkb->lk, rdmalock_dlm_bast, lkb);
 	if (!ret)
 		ret = xa_alloc(&ls->lkbs, &lkb->lkid, lkb, xa_limit_32b, GFP_NOFS);
@@ -317,7 +303,8 @@ static int rdmalock_dlm_new(struct rdmalock_dlm_ls *ls, struct rdmalock_dlm_lkb 
 	lkb->lksb->sb_lkid = 0;
 	xa_erase(&ls->lkbs, lkb->lkid);
 put:
-	rdmalock_lock_put(lkb->lk);
+	if (lkb->lk)
+		rdmalock_lock_put(lkb->lk);
 	return ret;
 }
 

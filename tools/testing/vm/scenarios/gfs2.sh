@@ -500,9 +500,7 @@ cut_victim() {
 	tap_check "rdmalock: cut off, it fences itself, and its GFS2 withdraws" \
 		retry_until $((end - 1)) withdrawn
 	tap_check "rdmalock: writes into the withdrawn filesystem fail" writes_fail
-	while [ "$(date +%s)" -lt "$end" ]; do
-		sleep 1
-	done
+	sleep_until "$end"
 	ip link set eth0 up
 	echo "# link up" >&2
 	tap_check "rdmalock: its link back, it rejoins the view" retry 90 view_full $FS

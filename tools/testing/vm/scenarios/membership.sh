@@ -536,16 +536,11 @@ fence_manager() {
 # printed, not required. That the fence was acknowledged, the grant within
 # DEATH_BOUND, shorter than the lease, shows.
 fence_asked() {
-	local p f=/tmp/fence-all
+	local f
 
 	cat /tmp/fence-events /tmp/fence-acks >"$WWW/c-fence-events" 2>/dev/null
 	barrier c-fence-published || return 1
-	: >"$f"
-	for p in $(all_nodes | tr , ' '); do
-		[ "$p" -ne "$victim" ] || continue
-		echo "node $p:" >>"$f"
-		wget -q -O - "$(peer_url "$p" c-fence-events)" >>"$f" || return 1
-	done
+	f=$(bench_gather c-fence-events "$(echo "$SURVIVORS" | tr , ' ')") || return 1
 	cat "$f" >&2
 	grep -q "^dom-fence $victim " "$f"
 }
