@@ -18,8 +18,9 @@ packages=(
 	spin
 	# the QEMU cluster
 	qemu-system-x86 qemu-system-data busybox-static cpio iproute2
-	# GFS2 on a disk the guests share (mkfs.gfs2 and fsck.gfs2 run in them)
-	gfs2-utils
+	# GFS2 on a disk the guests share (mkfs.gfs2 and fsck.gfs2 run in them),
+	# through device-mapper, which a fence cuts
+	gfs2-utils dmsetup
 	# make eval's plots and tables (column)
 	gnuplot-nox bsdextrautils
 )

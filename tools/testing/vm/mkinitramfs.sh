@@ -8,8 +8,8 @@
 # rdma tool with its libraries, every .ko of our build tree MODBUILD, and,
 # when the kernel keeps them as modules (MODTREE, a depmod'ed
 # /lib/modules/<version>), the chain that rxe, virtio-net and our modules
-# need, in load order, GFS2's with mkfs.gfs2, fsck.gfs2 and flock, and the
-# kernel's dlm.ko.
+# need, in load order, GFS2's with mkfs.gfs2, fsck.gfs2, flock and
+# device-mapper's dmsetup, and the kernel's dlm.ko.
 #
 # The image is kept in MODBUILD, with a key of what went into it: every
 # group of `make check` boots the same one, and building it cost each
@@ -32,7 +32,7 @@ image_key() {
 			sort -z | xargs -0 sha256sum
 		find "$modbuild" -name '*.ko' -print0 | sort -z | xargs -0 sha256sum
 		sha256sum "$RDMALOCK_TOP/tools/rdmalockctl/rdmalockctl"
-		for tool in busybox rdma mkfs.gfs2 fsck.gfs2 flock; do
+		for tool in busybox rdma mkfs.gfs2 fsck.gfs2 flock dmsetup; do
 			sha256sum "$(command -v "$tool")"
 		done
 		echo "$modtree"
@@ -124,15 +124,16 @@ copy_modules() {
 	done
 }
 
-# GFS2, whose dlm.ko rdmalock_dlm.ko stands in for, and the disk it
-# mounts, with what they need that the boot did not load: for the
-# scenarios that load them (/lib/modules/gfs2), not at boot.
+# GFS2, whose dlm.ko rdmalock_dlm.ko stands in for, the disk it mounts
+# and device-mapper, through which it does (a fence can cut it), with
+# what they need that the boot did not load: for the scenarios that load
+# them (/lib/modules/gfs2), not at boot.
 add_gfs2_chain() {
 	local name key
 
 	mod_order=()
 	[ -z "${mod_path[dlm]:-}" ] || mod_seen[${mod_path[dlm]}]=1
-	for name in crc32c_generic virtio_blk gfs2; do
+	for name in crc32c_generic virtio_blk gfs2 dm_mod; do
 		key=${mod_path[$name]:-}
 		[ -n "$key" ] || die "module $name not found in $modtree"
 		visit_module "$key"
@@ -175,6 +176,7 @@ copy_binary "$(command -v mkfs.gfs2)"
 copy_binary "$(command -v fsck.gfs2)"
 # util-linux's: busybox's static build has no flock.
 copy_binary "$(command -v flock)"
+copy_binary "$(command -v dmsetup)"
 if [ -n "$modtree" ]; then
 	add_module_chain
 	add_gfs2_chain

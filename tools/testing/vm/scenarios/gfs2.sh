@@ -22,14 +22,18 @@
 #    by every node, appends by every node to one file; node 0 prints both
 #    lock managers' rates side by side, with GFS2's own mean DLM round
 #    trips of inode glocks (its sbstats);
-#  - on rdmalock, unless GFS2_CUT=0, the last node syncs a file, keeps
-#    writing another, and its link is cut for CUT_S seconds: it fences
-#    itself, and the uevent that says so withdraws its GFS2, as the udev
-#    rule of Documentation/membership.rst would (with gfs2-utils' own
-#    rule's acknowledgment); the others go on in a view without it and
-#    replay its journal, its synced file reads back as written; its link
-#    back, it rejoins the view, unmounts the withdrawn filesystem, mounts
-#    it again and reads what the others wrote meanwhile;
+#  - on rdmalock, unless GFS2_CUT=0, the last node syncs a file, writes
+#    another, stops and syncs, and its link is cut for CUT_S seconds: it
+#    fences itself, and the uevent that says so cuts it off from the disk
+#    and withdraws its GFS2, as the udev rule of
+#    Documentation/membership.rst would (with gfs2-utils' own rule's
+#    acknowledgment); the others go on in a view without it and replay
+#    its journal, its synced file reads back as written; its link back,
+#    it rejoins the view, unmounts the withdrawn filesystem, is given the
+#    disk back, mounts it again and reads what the others wrote
+#    meanwhile. GFS2_FENCE=withdraw leaves the disk to it, which the
+#    checks must catch: the withdrawn filesystem's unmount writes what
+#    its journal held over what the others changed since;
 #  - on rdmalock, unless GFS2_DEATH=0, the last node syncs a file, keeps
 #    writing another, and dies (powered off): the others go on in a view
 #    without it, GFS2 replays its journal on one of them (recover_slot),
@@ -51,6 +55,7 @@
 : "${GFS2_LMS:=dlm,rdmalock}"
 : "${GFS2_BENCH:=none}"
 : "${GFS2_DESCRIPTORS:=8192}"
+: "${GFS2_FENCE:=storage}"
 # A lock that excludes nobody has no recovery to show.
 case "$GFS2_ALGO" in
 test-*) : "${GFS2_DEATH:=0}" "${GFS2_CUT:=0}" ;;
@@ -63,6 +68,11 @@ case ",$GFS2_LMS," in *,rdmalock,*) ;; *) GFS2_CUT=0 ;; esac
 CUT_S=20
 FS=gfs0
 MNT=/mnt/gfs2
+# The disk, through a device-mapper device that a fence can cut.
+DM=shared
+DEV=/dev/mapper/$DM
+# No udev in the guests: libdevmapper makes the nodes itself.
+export DM_DISABLE_UDEV=1
 n=$(num_nodes)
 victim=$((n - 1))
 
@@ -77,16 +87,25 @@ insmod_chain() {
 	done <"/lib/modules/$1/order"
 }
 
+# disk_table: the device-mapper table that maps the whole disk.
+disk_table() { echo "0 $(cat /sys/block/vda/size) linear /dev/vda 0"; }
+
+# map_disk: DEV, once; it stays for every lock manager.
+map_disk() { [ -e $DEV ] || dmsetup create $DM --table "$(disk_table)"; }
+
+# unfence_disk: DEV maps the disk again after a fence cut it.
+unfence_disk() { dmsetup load $DM --table "$(disk_table)" && dmsetup resume $DM; }
+
 load_rdmalock_lm() {
 	case "$GFS2_ALGO" in
 	test-*) insmod /lib/rdmalock/rdmalock.ko allow_broken=1 ;;
 	*) insmod /lib/rdmalock/rdmalock.ko ;;
 	esac || return 1
 	insmod /lib/rdmalock/rdmalock_dlm.ko cluster_name=rdmalock &&
-		insmod_chain gfs2
+		insmod_chain gfs2 && map_disk
 }
 
-load_dlm_lm() { insmod_chain dlm && insmod_chain gfs2; }
+load_dlm_lm() { insmod_chain dlm && insmod_chain gfs2 && map_disk; }
 
 # unload_dlm_lm: configfs emptied, as dlm.ko's subsystem must be to go.
 unload_dlm_lm() {
@@ -151,7 +170,7 @@ create_fs_domain() {
 }
 
 make_fs() {
-	mkfs.gfs2 -O -p lock_dlm -t rdmalock:$FS -j "$n" -J 8 /dev/vda
+	mkfs.gfs2 -O -p lock_dlm -t rdmalock:$FS -j "$n" -J 8 $DEV
 }
 
 mount_fs() {
@@ -162,7 +181,7 @@ mount_fs() {
 		join_dlm_lockspace &
 		joiner=$!
 	fi
-	if ! mount -t gfs2 /dev/vda $MNT; then
+	if ! mount -t gfs2 $DEV $MNT; then
 		[ -z "$joiner" ] || kill "$joiner" 2>/dev/null
 		return 1
 	fi
@@ -295,7 +314,7 @@ check_all() {
 	listing_is $MNT/shared $names && log_is_whole
 }
 
-fsck_clean() { fsck.gfs2 -n /dev/vda; }
+fsck_clean() { fsck.gfs2 -n $DEV; }
 
 # fsck_clean_but_statfs: after a node's death, fsck.gfs2 -n finds nothing
 # wrong but, at most, the master statfs totals, which it reports without
@@ -307,7 +326,7 @@ fsck_clean() { fsck.gfs2 -n /dev/vda; }
 fsck_clean_but_statfs() {
 	local out rc=0
 
-	out=$(fsck.gfs2 -n /dev/vda 2>&1) || rc=$?
+	out=$(fsck.gfs2 -n $DEV 2>&1) || rc=$?
 	echo "$out"
 	[ "$rc" -eq 0 ] && return 0
 	echo "$out" | grep -q '^The statfs file is wrong' || return 1
@@ -402,10 +421,12 @@ bench_table() {
 survivors() { seq -s, 0 $((victim - 1)); }
 
 # doom_victim TAG: the victim syncs a file TAG-kept, and keeps writing
-# another, until a write fails.
+# another, until a write fails, in a process whose pid is in
+# /tmp/writer-TAG.
 doom_victim() {
 	content "$victim" >"$MNT/dir$victim/$1-kept" && sync || return 1
 	(while content "$victim" >>"$MNT/dir$victim/$1-growing"; do :; done) &
+	echo $! >"/tmp/writer-$1"
 	sleep 2
 }
 
@@ -452,30 +473,38 @@ go_on() {
 		barrier "$1-written" 300 && read_on "$1"
 }
 
-# withdraw_listener: the cluster manager's part of a fence, as udev rules
-# would play it: this node's GFS2 on a domain it fenced itself in is
-# withdrawn, and the withdraw that GFS2 announces is acknowledged. The
-# write that withdraws returns only then: it runs apart.
-withdraw_listener() {
+# fence_listener: the cluster manager's part of a fence, as udev rules
+# would play it: on a domain it fenced itself in, this node is cut off
+# from the disk (its device-mapper table fails every I/O from then on,
+# once the I/O under way is done), and its GFS2 is withdrawn; the
+# withdraw that GFS2 announces is acknowledged. The write that withdraws
+# returns only then: it runs apart. With GFS2_FENCE=withdraw, the
+# withdraw only.
+fence_listener() {
 	# shellcheck disable=SC2016 # expanded by the handler's shell
 	uevent sh -c 'case "$ACTION:$SUBSYSTEM:$RDMALOCK_EVENT" in
 	change:misc:fenced)
 		echo "fenced $RDMALOCK_DOMAIN" >>/tmp/gfs2-events
+		if [ "$1" = storage ]; then
+			dmsetup wipe_table --nolockfs "$2" &&
+				echo "disk cut" >>/tmp/gfs2-events
+		fi
 		for f in /sys/fs/gfs2/*:"$RDMALOCK_DOMAIN"/withdraw; do
 			[ ! -e "$f" ] || echo 1 >"$f" &
 		done ;;
 	offline:gfs2:*)
 		echo "offline $DEVPATH" >>/tmp/gfs2-events
 		echo 1 >"/sys$DEVPATH/lock_module/withdraw" ;;
-	esac' &
+	esac' sh "$GFS2_FENCE" $DM &
 }
 
-# withdrawn: told it fenced itself, this node's GFS2 withdrew to the end,
-# its offline event acknowledged: the sysfs "withdraw" reads 1 from the
-# start of a withdraw.
-withdrawn() {
+# fenced_off: told it fenced itself, this node was cut off from the disk
+# (unless GFS2_FENCE=withdraw), and its GFS2 withdrew to the end, its
+# offline event acknowledged.
+fenced_off() {
 	cat /tmp/gfs2-events >&2
 	grep -q "^fenced $FS\$" /tmp/gfs2-events &&
+		{ [ "$GFS2_FENCE" != storage ] || grep -q "^disk cut\$" /tmp/gfs2-events; } &&
 		grep -q "^offline " /tmp/gfs2-events &&
 		kmsg | grep -q "fsid=rdmalock:$FS\.[0-9]*: File system withdrawn"
 }
@@ -483,29 +512,46 @@ withdrawn() {
 # writes_fail: a write into the withdrawn filesystem fails.
 writes_fail() { ! content "$victim" >$MNT/dir$victim/after-withdraw; }
 
-# cut_victim: the victim syncs a file, keeps writing another, and is cut
-# off for CUT_S s, in which it fences itself and withdraws its GFS2; its
-# link back, it rejoins the view, and mounts the filesystem anew.
+# remount: the filesystem unmounted, which writes in place what this node
+# changed and lets go of its locks, and mounted again; on the victim,
+# withdrawn, with the disk given back between (its fence undone).
+remount() {
+	umount $MNT || return 1
+	[ "$VMTEST_NODE" -ne "$victim" ] || unfence_disk || return 1
+	mount -t gfs2 $DEV $MNT
+}
+
+# cut_victim: the victim syncs a file, writes another, stops and syncs,
+# and is cut off for CUT_S s, in which it fences itself, loses the disk
+# and withdraws its GFS2; its link back, it rejoins the view, and mounts
+# the filesystem anew. Stopped and synced, its last changes are in its
+# journal but not all in place yet: the others replay them, change those
+# blocks on and write them in place. Were this node still writing to the
+# disk, the unmount of its withdrawn GFS2 would write its older copies
+# over them (GFS2_FENCE=withdraw).
 cut_victim() {
 	local end
 
-	tap_check "rdmalock: the last node syncs a file, and keeps writing another" \
+	tap_check "rdmalock: the last node syncs a file, and writes another" \
 		doom_victim cut
 	barrier cut-doomed 300
-	# The survivors poll the barrier once a second: let them leave it.
-	sleep 3
+	# The survivors poll the barrier: it must not be gone from their view.
+	peers_published cut-doomed.passed 300
+	# Its last pipeline ends within the second.
+	kill "$(cat /tmp/writer-cut)" && sleep 1 && sync
 	echo "# link down for $CUT_S s" >&2
 	ip link set eth0 down
 	end=$(($(date +%s) + CUT_S))
-	tap_check "rdmalock: cut off, it fences itself, and its GFS2 withdraws" \
-		retry_until $((end - 1)) withdrawn
+	tap_check "rdmalock: cut off, it fences itself, loses the disk, its GFS2 withdraws" \
+		retry_until $((end - 1)) fenced_off
 	tap_check "rdmalock: writes into the withdrawn filesystem fail" writes_fail
 	sleep_until "$end"
 	ip link set eth0 up
 	echo "# link up" >&2
 	tap_check "rdmalock: its link back, it rejoins the view" retry 90 view_full $FS
-	tap_check "rdmalock: it unmounts the withdrawn filesystem, and mounts it again" \
-		sh -c "umount $MNT && mount -t gfs2 /dev/vda $MNT"
+	barrier cut-settled 300
+	tap_check "rdmalock: it unmounts the withdrawn filesystem, gets the disk back, mounts it" \
+		remount
 	barrier cut-back 300
 }
 
@@ -525,7 +571,10 @@ link_cut() {
 		VMTEST_GONE=$victim
 		tap_check "rdmalock: they write and read on; its synced file reads as written" \
 			go_on cut
+		tap_check "rdmalock: they unmount and mount again, all they wrote in place" \
+			remount
 		VMTEST_GONE=
+		barrier cut-settled 300
 		barrier cut-back 300
 	fi
 	tap_check "rdmalock: with the node back, every node reads what the others wrote" \
@@ -611,7 +660,7 @@ phase() {
 
 # Per lock manager: 7 checks, 2 more on node 0, 2 more for rdmalock (its
 # domain), 1 for dlm (configfs), 1 for the benchmark; with a cut, 6 on
-# the victim and 4 on the others; with a death, 3 more on the survivors,
+# the victim and 5 on the others; with a death, 3 more on the survivors,
 # and the victim's 2 last ones become 1. Node 0 checks the benchmark's
 # table.
 plan=0
@@ -625,7 +674,7 @@ for lm in $(echo "$GFS2_LMS" | tr , ' '); do
 		elif [ "$VMTEST_NODE" -eq "$victim" ]; then
 			plan=$((plan + 6))
 		else
-			plan=$((plan + 4))
+			plan=$((plan + 5))
 		fi
 		if [ "$GFS2_DEATH" != 1 ]; then
 			:
@@ -643,7 +692,7 @@ done
 tap_plan $plan
 if [ "$GFS2_CUT" = 1 ]; then
 	: >/tmp/gfs2-events
-	withdraw_listener
+	fence_listener
 fi
 for lm in $(echo "$GFS2_LMS" | tr , ' '); do
 	phase "$lm"
