@@ -117,7 +117,8 @@ static int rdmalock_dlm_check(const char *name, const char *cluster,
  * Context: process context; sleeps.
  * Return: 0; -ENOENT when there is no such domain; -EEXIST when it is
  * another lockspace already; -EBADR for another cluster; -EINVAL for a
- * bad name or LVB length; -ETIMEDOUT, -EINTR, -ENOMEM.
+ * bad name or LVB length, or a domain without named locks; -ETIMEDOUT,
+ * -EINTR, -ENOMEM.
  */
 int dlm_new_lockspace(const char *name, const char *cluster, uint32_t flags,
 		      int lvblen, const struct dlm_lockspace_ops *ops,
@@ -145,6 +146,12 @@ int dlm_new_lockspace(const char *name, const char *cluster, uint32_t flags,
 		       name, name);
 		ret = -ENOENT;
 		goto free;
+	}
+	if (!rdmalock_domain_named(ls->dom)) {
+		pr_err("lockspace %s: its rdmalock domain has no named locks (created without --named)\n",
+		       name);
+		ret = -EINVAL;
+		goto put;
 	}
 	ls->wq = alloc_workqueue("rdmalock-dlm-%s", WQ_MEM_RECLAIM, 0, name);
 	if (!ls->wq) {

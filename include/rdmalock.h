@@ -35,6 +35,7 @@ struct rdmalock_lock;
 struct rdmalock_domain *rdmalock_domain_get(const char *name);
 void rdmalock_domain_put(struct rdmalock_domain *dom);
 bool rdmalock_domain_member(struct rdmalock_domain *dom);
+bool rdmalock_domain_named(struct rdmalock_domain *dom);
 
 /**
  * struct rdmalock_recovery_ops - what a client hears of membership views

@@ -647,3 +647,18 @@ bool rdmalock_domain_member(struct rdmalock_domain *dom)
 	       (!ls->gated || READ_ONCE(ls->gate) != RDMALOCK_GATE_OUT);
 }
 EXPORT_SYMBOL_GPL(rdmalock_domain_member);
+
+/**
+ * rdmalock_domain_named() - are the domain's locks named?
+ * @dom: the domain, held
+ *
+ * Context: any.
+ * Return: true for a domain created with %RDMALOCK_DOMAIN_F_NAMED, whose
+ * locks rdmalock_lock_get_name() gives; false for one that maps lock ids
+ * to slots (rdmalock_lock_get()).
+ */
+bool rdmalock_domain_named(struct rdmalock_domain *dom)
+{
+	return dom->ls->names;
+}
+EXPORT_SYMBOL_GPL(rdmalock_domain_named);

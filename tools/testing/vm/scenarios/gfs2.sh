@@ -163,10 +163,27 @@ join_dlm_lockspace() {
 		echo 0 >/sys/kernel/dlm/$FS/event_done
 }
 
+# create_fs_domain named|unnamed: the domain that is GFS2's lockspace.
 create_fs_domain() {
+	local named=--named
+
+	[ "$1" = named ] || named=
+	# shellcheck disable=SC2086 # no argument when empty
 	rdmalockctl domain create $FS --node-id "$VMTEST_NODE" --nodes "$VMTEST_NODES" \
 		--key-file "$(key_file)" --port 7501 --algo "$GFS2_ALGO" \
-		--locks-per-node 4096 --descriptors "$GFS2_DESCRIPTORS" --named
+		--locks-per-node 4096 --descriptors "$GFS2_DESCRIPTORS" $named
+}
+
+# unnamed_refused: on a domain without named locks, a mount fails at
+# once, with a line that says why, not on the first lock. The lock table
+# is given: there may be no filesystem yet.
+unnamed_refused() {
+	local rc=0
+
+	create_fs_domain unnamed && mkdir -p $MNT || return 1
+	! mount -t gfs2 -o lockproto=lock_dlm,locktable=rdmalock:$FS $DEV $MNT || rc=1
+	rdmalockctl domain destroy $FS || rc=1
+	[ $rc -eq 0 ] && kmsg | grep -q "lockspace $FS: its rdmalock domain has no named locks"
 }
 
 make_fs() {
@@ -609,8 +626,13 @@ phase() {
 	if [ "$lm" = rdmalock ]; then
 		tap_check "rdmalock: rdmalock.ko, rdmalock_dlm.ko and Debian's gfs2.ko load" \
 			load_rdmalock_lm
+		# Alone: the others' domains are made after it is gone.
+		[ "$VMTEST_NODE" -ne 0 ] ||
+			tap_check "rdmalock: a mount on a domain without named locks fails" \
+				unnamed_refused
+		barrier unnamed-refused
 		tap_check "rdmalock: a domain with named locks for lockspace $FS" \
-			create_fs_domain
+			create_fs_domain named
 		tap_check "rdmalock: every node of it is up" retry 60 domain_up $FS
 	else
 		tap_check "dlm: the kernel's dlm.ko and Debian's gfs2.ko load" load_dlm_lm
@@ -659,7 +681,8 @@ phase() {
 }
 
 # Per lock manager: 7 checks, 2 more on node 0, 2 more for rdmalock (its
-# domain), 1 for dlm (configfs), 1 for the benchmark; with a cut, 6 on
+# domain; 3 on node 0, which tries one without named locks first), 1 for
+# dlm (configfs), 1 for the benchmark; with a cut, 6 on
 # the victim and 5 on the others; with a death, 3 more on the survivors,
 # and the victim's 2 last ones become 1. Node 0 checks the benchmark's
 # table.
@@ -669,6 +692,7 @@ for lm in $(echo "$GFS2_LMS" | tr , ' '); do
 	[ "$VMTEST_NODE" -ne 0 ] || plan=$((plan + 2))
 	if [ "$lm" = rdmalock ]; then
 		plan=$((plan + 2))
+		[ "$VMTEST_NODE" -ne 0 ] || plan=$((plan + 1))
 		if [ "$GFS2_CUT" != 1 ]; then
 			:
 		elif [ "$VMTEST_NODE" -eq "$victim" ]; then
