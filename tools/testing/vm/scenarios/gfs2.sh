@@ -317,6 +317,33 @@ log_is_whole() {
 	done
 }
 
+# hold_open LM: node 1's part of unlink_held, in a shell of its own
+# that holds the file open on descriptor 3.
+hold_open() {
+	(
+		exec 3<$MNT/held/file &&
+			barrier "held-open-$1" 300 && barrier "held-unlinked-$1" 300 &&
+			[ ! -e $MNT/held/file ] && content 1 | cmp - /proc/self/fd/3
+	)
+}
+
+# unlink_held LM: node 0 unlinks a file that node 1 holds open. GFS2 on
+# node 0 asks for the file's iopen lock, which node 1 holds, and cancels
+# the request once node 1 says it cannot let go (or 5 s on): the inode is
+# left to its holder. Its name is gone from every node's view; its holder
+# reads it whole, closes it, and, dropping the inode from its caches,
+# frees it (fsck would find it unlinked and in use).
+unlink_held() {
+	case "$VMTEST_NODE" in
+	0) barrier "held-open-$1" 300 && rm $MNT/held/file &&
+		barrier "held-unlinked-$1" 300 ;;
+	1) mkdir $MNT/held && content 1 >$MNT/held/file && hold_open "$1" &&
+		echo 2 >/proc/sys/vm/drop_caches ;;
+	*) barrier "held-open-$1" 300 && barrier "held-unlinked-$1" 300 ;;
+	esac || return 1
+	barrier "held-closed-$1" 300 && [ -z "$(ls -A $MNT/held)" ]
+}
+
 check_all() {
 	local p=0 names='log log.lock'
 
@@ -653,6 +680,8 @@ phase() {
 	tap_check "$lm: every node finds every file, listing and log as the nodes left them" \
 		check_all
 	barrier "checked-$lm" 300
+	tap_check "$lm: a file open on one node, unlinked on another: gone, read whole, freed" \
+		unlink_held "$lm"
 	if [ "$GFS2_BENCH" != none ]; then
 		tap_check "$lm: the benchmark runs" bench_run "$lm"
 		barrier "benched-$lm" 300
@@ -680,7 +709,7 @@ phase() {
 	fi
 }
 
-# Per lock manager: 7 checks, 2 more on node 0, 2 more for rdmalock (its
+# Per lock manager: 8 checks, 2 more on node 0, 2 more for rdmalock (its
 # domain; 3 on node 0, which tries one without named locks first), 1 for
 # dlm (configfs), 1 for the benchmark; with a cut, 6 on
 # the victim and 5 on the others; with a death, 3 more on the survivors,
@@ -688,7 +717,7 @@ phase() {
 # table.
 plan=0
 for lm in $(echo "$GFS2_LMS" | tr , ' '); do
-	plan=$((plan + 7))
+	plan=$((plan + 8))
 	[ "$VMTEST_NODE" -ne 0 ] || plan=$((plan + 2))
 	if [ "$lm" = rdmalock ]; then
 		plan=$((plan + 2))
