@@ -92,10 +92,14 @@ group membership-debug "$testing/vm/vmtest.sh" --scenario membership \
 # room for that, and costs only a run that hangs.
 group names-debug "$testing/vm/vmtest.sh" --scenario names --kernel debug \
 	--timeout 1200 --outdir "$out/names-debug"
-# Debian's gfs2.ko on rdmalock_dlm.ko, then on the kernel's dlm.ko, with
-# a quick benchmark of both; only the stock kernel has GFS2.
+# Debian's gfs2.ko on the kernel's dlm.ko, then on rdmalock_dlm.ko, with
+# a quick benchmark of both; Debian's kernels have GFS2, the debug one
+# not. On 6.12 (bpo), whose GFS2 takes the lock manager's errors
+# otherwise, rdmalock alone: dlm.ko is the benchmark's baseline.
 group gfs2-stock "$testing/vm/vmtest.sh" --scenario gfs2 --kernel stock \
 	--disk 256 --timeout 600 --set GFS2_BENCH=quick --outdir "$out/gfs2-stock"
+group gfs2-bpo "$testing/vm/vmtest.sh" --scenario gfs2 --kernel bpo \
+	--disk 256 --timeout 600 --set GFS2_LMS=rdmalock --outdir "$out/gfs2-bpo"
 group gfs2-negative "$testing/vm/gfs2-negative.sh"
 group shiftlock-stock "$testing/vm/vmtest.sh" --scenario shiftlock \
 	--kernel stock --timeout 900 --outdir "$out/shiftlock-stock"

@@ -5,7 +5,7 @@
 #
 #   kernels.sh resolve        newest versions -> $RDMALOCK_KERNELS_ENV
 #   kernels.sh kdir stock|bpo print a header tree (installs the headers)
-#   kernels.sh stock          print the unpacked stock image tree
+#   kernels.sh stock|bpo      print the unpacked image tree, with its modules
 #   kernels.sh source         print the unpacked linux-source-6.12 tree
 #   kernels.sh debug          print the KUnit/debug kernel build tree
 #
@@ -64,16 +64,17 @@ kdir() {
 	echo "/usr/src/linux-headers-$abi"
 }
 
-stock() {
-	local dir deb
-	load_versions
-	dir=$RDMALOCK_CACHE/stock/$STOCK_ABI
+# image ABI: Debian's linux-image-ABI, unpacked with its modules.
+image() {
+	local abi=$1 dir deb
+
+	dir=$RDMALOCK_CACHE/image/$abi
 	if [ ! -f "$dir/.done" ]; then
 		rm -rf "$dir" && mkdir -p "$dir/deb"
-		(cd "$dir/deb" && apt-get download -q "linux-image-$STOCK_ABI" >&2) ||
-			die "apt-get download linux-image-$STOCK_ABI failed"
+		(cd "$dir/deb" && apt-get download -q "linux-image-$abi" >&2) ||
+			die "apt-get download linux-image-$abi failed"
 		for deb in "$dir"/deb/*.deb; do dpkg -x "$deb" "$dir/root"; done
-		depmod -b "$dir/root" "$STOCK_ABI"
+		depmod -b "$dir/root" "$abi"
 		rm -rf "$dir/deb"
 		touch "$dir/.done"
 	fi
@@ -121,8 +122,9 @@ debug() {
 case "${1:-}" in
 resolve) resolve ;;
 kdir) kdir "${2:-}" ;;
-stock) stock ;;
+stock) load_versions && image "$STOCK_ABI" ;;
+bpo) load_versions && image "$BPO_ABI" ;;
 source) source_tree ;;
 debug) debug ;;
-*) die "usage: kernels.sh resolve | kdir stock|bpo | stock | source | debug" ;;
+*) die "usage: kernels.sh resolve | kdir stock|bpo | stock|bpo | source | debug" ;;
 esac

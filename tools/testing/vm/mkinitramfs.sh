@@ -62,7 +62,7 @@ copy_binary() {
 	done
 }
 
-declare -A mod_deps=() mod_path=() mod_seen=()
+declare -A mod_deps=() mod_path=() mod_seen=() mod_builtin=()
 mod_order=()
 
 mod_name() { local b=${1##*/}; b=${b%%.ko*}; echo "${b//-/_}"; }
@@ -74,6 +74,9 @@ load_modules_dep() {
 		mod_deps[$key]=$rest
 		mod_path[$(mod_name "$key")]=$key
 	done <"$modtree/modules.dep"
+	while read -r key; do
+		mod_builtin[$(mod_name "$key")]=1
+	done <"$modtree/modules.builtin"
 }
 
 # Depth first, so every module comes after the ones it depends on.
@@ -100,8 +103,10 @@ add_module_chain() {
 	for name in "${roots[@]}"; do
 		name=${name//-/_}
 		key=${mod_path[$name]:-}
-		# Our own modules are in MODBUILD, not in the kernel's tree.
-		[ -n "$key" ] || [ -n "$(find "$modbuild" -name "$name.ko")" ] ||
+		# Our own modules are in MODBUILD, not in the kernel's tree;
+		# a kernel may have built others in (6.12: virtio_pci).
+		[ -n "$key" ] || [ -n "${mod_builtin[$name]:-}" ] ||
+			[ -n "$(find "$modbuild" -name "$name.ko")" ] ||
 			die "module $name not found in $modtree"
 		[ -z "$key" ] || visit_module "$key"
 	done
@@ -111,16 +116,17 @@ add_module_chain() {
 # copy_modules DIR: the modules of mod_order into /lib/modules/DIR, with
 # their load order in its file "order".
 copy_modules() {
-	local dir=$stage/lib/modules/$1 key
+	local dir=$stage/lib/modules/$1 key ko
 
 	mkdir -p "$dir"
 	for key in "${mod_order[@]}"; do
+		ko=$(basename "${key%.xz}" | sed 's/\.zst$//')
 		case "$key" in
 		*.ko) cp "$modtree/$key" "$dir/" ;;
-		*.ko.xz) xz -dc "$modtree/$key" >"$dir/$(mod_name "$key").ko" ;;
-		*.ko.zst) zstd -qdc "$modtree/$key" >"$dir/$(mod_name "$key").ko" ;;
+		*.ko.xz) xz -dc "$modtree/$key" >"$dir/$ko" ;;
+		*.ko.zst) zstd -qdc "$modtree/$key" >"$dir/$ko" ;;
 		esac
-		basename "${key%.xz}" | sed 's/\.zst$//' >>"$dir/order"
+		echo "$ko" >>"$dir/order"
 	done
 }
 
@@ -135,8 +141,9 @@ add_gfs2_chain() {
 	[ -z "${mod_path[dlm]:-}" ] || mod_seen[${mod_path[dlm]}]=1
 	for name in crc32c_generic virtio_blk gfs2 dm_mod; do
 		key=${mod_path[$name]:-}
-		[ -n "$key" ] || die "module $name not found in $modtree"
-		visit_module "$key"
+		[ -n "$key" ] || [ -n "${mod_builtin[$name]:-}" ] ||
+			die "module $name not found in $modtree"
+		[ -z "$key" ] || visit_module "$key"
 	done
 	copy_modules gfs2
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# vmtest.sh [--nodes N] [--scenario NAME[+NAME...]] [--kernel stock|debug]
+# vmtest.sh [--nodes N] [--scenario NAME[+NAME...]] [--kernel stock|bpo|debug]
 #           [--timeout SECONDS] [--outdir DIR] [--disk MB] [--smp CPUS]
 #           [--set NAME=VALUE]...
 #
@@ -54,9 +54,9 @@ for part in ${scenario//+/ }; do
 		die "no scenario '$part' (see $here/scenarios/)"
 done
 case "$kernel" in
-stock) timeout=${timeout:-300} mem=1024 ;;
+stock | bpo) timeout=${timeout:-300} mem=1024 ;;
 debug) timeout=${timeout:-900} mem=2048 ;;
-*) die "--kernel must be stock or debug" ;;
+*) die "--kernel must be stock, bpo or debug" ;;
 esac
 # Two CPUs a guest, for the races between them. A cluster of debug guests
 # gets one each: lockdep and KASAN judge paths, not interleavings (the
@@ -66,7 +66,7 @@ esac
 # quarter less time on one.
 if [ -z "$smp" ]; then
 	smp=2
-	[ "$kernel" = stock ] || [ "$nodes" -eq 1 ] || smp=1
+	[ "$kernel" != debug ] || [ "$nodes" -eq 1 ] || smp=1
 fi
 [ "$(id -u)" -eq 0 ] || die "needs root (network namespace, taps)"
 
@@ -121,14 +121,16 @@ prepare() {
 	local modtree=''
 
 	make -s -C "$RDMALOCK_TOP" tool >&2
-	if [ "$kernel" = stock ]; then
-		local root
-		root=$("$here/../kernels.sh" stock)
+	if [ "$kernel" != debug ]; then
+		local root abi
+		root=$("$here/../kernels.sh" "$kernel")
 		# shellcheck source=/dev/null
 		. "$RDMALOCK_KERNELS_ENV"
-		vmlinuz=$root/boot/vmlinuz-$STOCK_ABI
-		modtree=$root/lib/modules/$STOCK_ABI
-		kernel_name=$STOCK_ABI
+		abi=$STOCK_ABI
+		[ "$kernel" = stock ] || abi=$BPO_ABI
+		vmlinuz=$root/boot/vmlinuz-$abi
+		modtree=$root/lib/modules/$abi
+		kernel_name=$abi
 	else
 		local build
 		build=$("$here/../kernels.sh" debug)
