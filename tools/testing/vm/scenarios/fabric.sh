@@ -32,6 +32,7 @@ STORM_WORD=7
 PINGPONG_WORD=6
 ASYNC_PINGPONG_WORD=5
 REJOIN_WORD=3
+REJOINS=5
 # Node 0's word 3: the patterns (word = node id) and the storm during the
 # destroy (word 4, which sees it move) leave it alone, the rejoins use
 # node 1's.
