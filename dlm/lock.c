@@ -408,6 +408,8 @@ static int rdmalock_dlm_cancel(struct rdmalock_dlm_ls *ls, u32 lkid)
 	else
 		ret = 0;
 	xa_unlock(&ls->lkbs);
+	if (!ret)
+		pr_debug("lock %u: request cancelled\n", lkid);
 	return ret;
 }
 

@@ -8,6 +8,8 @@
 # With each:
 #  - gfs2.ko loads against the lock manager's exports (rdmalock_dlm.ko's
 #    CRCs are dlm.ko's: build-module.sh checks them);
+#  - on rdmalock, node 0 first mounts on a domain without named locks,
+#    which must fail;
 #  - node 0 makes the filesystem (lock_dlm, table rdmalock:gfs0, a journal
 #    for each node); every node mounts it, with the journal of its slot;
 #  - each node writes a file into a directory of its own and one into a
@@ -17,6 +19,8 @@
 #  - every node then checks every file's content, the log's lines and the
 #    directories' listings against what the nodes did, computed again
 #    here, not read back from the filesystem's view;
+#  - unless GFS2_HELD=0, node 0 unlinks a file that node 1 holds open
+#    (unlink_held);
 #  - with GFS2_BENCH quick or full, the benchmark: file creates in a
 #    directory per node, one cold listing and stat of node 0's directory
 #    by every node, appends by every node to one file; node 0 prints both
@@ -56,10 +60,15 @@
 : "${GFS2_BENCH:=none}"
 : "${GFS2_DESCRIPTORS:=8192}"
 : "${GFS2_FENCE:=storage}"
-# A lock that excludes nobody has no recovery to show.
+case "$GFS2_FENCE" in
+storage | withdraw) ;;
+*) echo "GFS2_FENCE must be storage or withdraw, not $GFS2_FENCE" >&2; exit 1 ;;
+esac
+# A lock that excludes nobody has no recovery to show, and a file held
+# open and unlinked on it leaves GFS2 hanging, not failing.
 case "$GFS2_ALGO" in
-test-*) : "${GFS2_DEATH:=0}" "${GFS2_CUT:=0}" ;;
-*) : "${GFS2_DEATH:=1}" "${GFS2_CUT:=1}" ;;
+test-*) : "${GFS2_DEATH:=0}" "${GFS2_CUT:=0}" "${GFS2_HELD:=0}" ;;
+*) : "${GFS2_DEATH:=1}" "${GFS2_CUT:=1}" "${GFS2_HELD:=1}" ;;
 esac
 case ",$GFS2_LMS" in *,rdmalock) ;; *) GFS2_DEATH=0 ;; esac
 case ",$GFS2_LMS," in *,rdmalock,*) ;; *) GFS2_CUT=0 ;; esac
@@ -68,8 +77,9 @@ case ",$GFS2_LMS," in *,rdmalock,*) ;; *) GFS2_CUT=0 ;; esac
 CUT_S=20
 FS=gfs0
 MNT=/mnt/gfs2
-# The disk, through a device-mapper device that a fence can cut.
-DM=shared
+# The disk, through a device-mapper device that a fence can cut, named
+# after the lockspace as membership.rst's udev rule has it.
+DM=gfs2-$FS
 DEV=/dev/mapper/$DM
 # No udev in the guests: libdevmapper makes the nodes itself.
 export DM_DISABLE_UDEV=1
@@ -181,7 +191,11 @@ unnamed_refused() {
 	local rc=0
 
 	create_fs_domain unnamed && mkdir -p $MNT || return 1
-	! mount -t gfs2 -o lockproto=lock_dlm,locktable=rdmalock:$FS $DEV $MNT || rc=1
+	if timeout 60 mount -t gfs2 -o lockproto=lock_dlm,locktable=rdmalock:$FS \
+		$DEV $MNT; then
+		umount $MNT
+		rc=1
+	fi
 	rdmalockctl domain destroy $FS || rc=1
 	[ $rc -eq 0 ] && kmsg | grep -q "lockspace $FS: its rdmalock domain has no named locks"
 }
@@ -317,14 +331,35 @@ log_is_whole() {
 	done
 }
 
-# hold_open LM: node 1's part of unlink_held, in a shell of its own
-# that holds the file open on descriptor 3.
+# hold_open LM: node 1's part of unlink_held: it writes a file and holds
+# it open on descriptor 3, in a shell of its own, while node 0 unlinks
+# it; then it reads it whole from that descriptor, and closes it.
 hold_open() {
 	(
-		exec 3<$MNT/held/file &&
-			barrier "held-open-$1" 300 && barrier "held-unlinked-$1" 300 &&
-			[ ! -e $MNT/held/file ] && content 1 | cmp - /proc/self/fd/3
+		ok=1
+		mkdir $MNT/held && content 1 >$MNT/held/file &&
+			exec 3<$MNT/held/file && ok=0
+		barrier "held-open-$1" 300 && barrier "held-unlinked-$1" 300 &&
+			[ $ok -eq 0 ] && [ ! -e $MNT/held/file ] &&
+			cat <&3 >/tmp/held-read && content 1 | cmp - /tmp/held-read
 	)
+}
+
+# cancels: the requests rdmalock_dlm cancelled, by its debug lines.
+cancels() { kmsg | grep -c 'rdmalock_dlm: lock [0-9]*: request cancelled' || true; }
+
+# unlink_by_node0 LM: node 0's part of unlink_held. On rdmalock, GFS2's
+# cancel of its iopen request is logged, and seen.
+unlink_by_node0() {
+	local before
+
+	[ "$1" = rdmalock ] &&
+		echo 'module rdmalock_dlm format "request cancelled" +p' \
+			>/sys/kernel/debug/dynamic_debug/control
+	before=$(cancels)
+	barrier "held-open-$1" 300 && rm $MNT/held/file || return 1
+	[ "$1" != rdmalock ] || [ "$(cancels)" -gt "$before" ] ||
+		{ echo "no request was cancelled" >&2; return 1; }
 }
 
 # unlink_held LM: node 0 unlinks a file that node 1 holds open. GFS2 on
@@ -332,16 +367,19 @@ hold_open() {
 # the request once node 1 says it cannot let go (or 5 s on): the inode is
 # left to its holder. Its name is gone from every node's view; its holder
 # reads it whole, closes it, and, dropping the inode from its caches,
-# frees it (fsck would find it unlinked and in use).
+# frees it (fsck would find it unlinked and in use). Every node reaches
+# every barrier, whatever failed.
 unlink_held() {
+	local rc=0
+
 	case "$VMTEST_NODE" in
-	0) barrier "held-open-$1" 300 && rm $MNT/held/file &&
-		barrier "held-unlinked-$1" 300 ;;
-	1) mkdir $MNT/held && content 1 >$MNT/held/file && hold_open "$1" &&
-		echo 2 >/proc/sys/vm/drop_caches ;;
-	*) barrier "held-open-$1" 300 && barrier "held-unlinked-$1" 300 ;;
-	esac || return 1
-	barrier "held-closed-$1" 300 && [ -z "$(ls -A $MNT/held)" ]
+	0) unlink_by_node0 "$1" || rc=1 ;;
+	1) hold_open "$1" || rc=1 ;;
+	*) barrier "held-open-$1" 300 || rc=1 ;;
+	esac
+	[ "$VMTEST_NODE" -eq 1 ] || barrier "held-unlinked-$1" 300 || rc=1
+	[ "$VMTEST_NODE" -ne 1 ] || echo 2 >/proc/sys/vm/drop_caches || rc=1
+	barrier "held-closed-$1" 300 && [ -z "$(ls -A $MNT/held)" ] && [ $rc -eq 0 ]
 }
 
 check_all() {
@@ -530,7 +568,7 @@ fence_listener() {
 	change:misc:fenced)
 		echo "fenced $RDMALOCK_DOMAIN" >>/tmp/gfs2-events
 		if [ "$1" = storage ]; then
-			dmsetup wipe_table --nolockfs "$2" &&
+			dmsetup wipe_table --nolockfs "gfs2-$RDMALOCK_DOMAIN" &&
 				echo "disk cut" >>/tmp/gfs2-events
 		fi
 		for f in /sys/fs/gfs2/*:"$RDMALOCK_DOMAIN"/withdraw; do
@@ -539,8 +577,11 @@ fence_listener() {
 	offline:gfs2:*)
 		echo "offline $DEVPATH" >>/tmp/gfs2-events
 		echo 1 >"/sys$DEVPATH/lock_module/withdraw" ;;
-	esac' sh "$GFS2_FENCE" $DM &
+	esac' sh "$GFS2_FENCE" &
 }
+
+# disk_cut: DEV fails every I/O: its table is the error target.
+disk_cut() { dmsetup table $DM | grep -qw error; }
 
 # fenced_off: told it fenced itself, this node was cut off from the disk
 # (unless GFS2_FENCE=withdraw), and its GFS2 withdrew to the end, its
@@ -548,7 +589,8 @@ fence_listener() {
 fenced_off() {
 	cat /tmp/gfs2-events >&2
 	grep -q "^fenced $FS\$" /tmp/gfs2-events &&
-		{ [ "$GFS2_FENCE" != storage ] || grep -q "^disk cut\$" /tmp/gfs2-events; } &&
+		{ [ "$GFS2_FENCE" != storage ] ||
+			{ grep -q "^disk cut\$" /tmp/gfs2-events && disk_cut; }; } &&
 		grep -q "^offline " /tmp/gfs2-events &&
 		kmsg | grep -q "fsid=rdmalock:$FS\.[0-9]*: File system withdrawn"
 }
@@ -582,7 +624,9 @@ cut_victim() {
 	# The survivors poll the barrier: it must not be gone from their view.
 	peers_published cut-doomed.passed 300
 	# Its last pipeline ends within the second.
-	kill "$(cat /tmp/writer-cut)" && sleep 1 && sync
+	kill "$(cat /tmp/writer-cut)"
+	sleep 1
+	sync
 	echo "# link down for $CUT_S s" >&2
 	ip link set eth0 down
 	end=$(($(date +%s) + CUT_S))
@@ -680,8 +724,9 @@ phase() {
 	tap_check "$lm: every node finds every file, listing and log as the nodes left them" \
 		check_all
 	barrier "checked-$lm" 300
-	tap_check "$lm: a file open on one node, unlinked on another: gone, read whole, freed" \
-		unlink_held "$lm"
+	[ "$GFS2_HELD" != 1 ] ||
+		tap_check "$lm: a file open on one node, unlinked on another: gone, read whole, freed" \
+			unlink_held "$lm"
 	if [ "$GFS2_BENCH" != none ]; then
 		tap_check "$lm: the benchmark runs" bench_run "$lm"
 		barrier "benched-$lm" 300
@@ -709,15 +754,16 @@ phase() {
 	fi
 }
 
-# Per lock manager: 8 checks, 2 more on node 0, 2 more for rdmalock (its
-# domain; 3 on node 0, which tries one without named locks first), 1 for
-# dlm (configfs), 1 for the benchmark; with a cut, 6 on
-# the victim and 5 on the others; with a death, 3 more on the survivors,
-# and the victim's 2 last ones become 1. Node 0 checks the benchmark's
-# table.
+# Per lock manager: 7 checks (8 with GFS2_HELD), 2 more on node 0, 2
+# more for rdmalock (its domain; 3 on node 0, which tries one without
+# named locks first), 1 for dlm (configfs), 1 for the benchmark; with a
+# cut, 6 on the victim and 5 on the others; with a death, 3 more on the
+# survivors, and the victim's 2 last ones become 1. Node 0 checks the
+# benchmark's table.
 plan=0
 for lm in $(echo "$GFS2_LMS" | tr , ' '); do
-	plan=$((plan + 8))
+	plan=$((plan + 7))
+	[ "$GFS2_HELD" != 1 ] || plan=$((plan + 1))
 	[ "$VMTEST_NODE" -ne 0 ] || plan=$((plan + 2))
 	if [ "$lm" = rdmalock ]; then
 		plan=$((plan + 2))
