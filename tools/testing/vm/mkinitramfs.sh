@@ -91,8 +91,20 @@ visit_module() {
 	mod_order+=("$key")
 }
 
+# visit_named NAME: module NAME of the kernel's tree, after those it
+# depends on, unless the kernel has it built in (6.12: virtio_pci).
+visit_named() {
+	local key=${mod_path[$1]:-}
+
+	if [ -n "$key" ]; then
+		visit_module "$key"
+	elif [ -z "${mod_builtin[$1]:-}" ]; then
+		die "module $1 not found in $modtree"
+	fi
+}
+
 add_module_chain() {
-	local roots=(crc32_generic virtio_pci virtio_net rdma_rxe) deps ko name key
+	local roots=(crc32_generic virtio_pci virtio_net rdma_rxe) deps ko name
 
 	for ko in "$modbuild"/*.ko "$modbuild"/*/*.ko; do
 		[ -f "$ko" ] || continue
@@ -102,13 +114,10 @@ add_module_chain() {
 	load_modules_dep
 	for name in "${roots[@]}"; do
 		name=${name//-/_}
-		key=${mod_path[$name]:-}
-		# Our own modules are in MODBUILD, not in the kernel's tree;
-		# a kernel may have built others in (6.12: virtio_pci).
-		[ -n "$key" ] || [ -n "${mod_builtin[$name]:-}" ] ||
-			[ -n "$(find "$modbuild" -name "$name.ko")" ] ||
-			die "module $name not found in $modtree"
-		[ -z "$key" ] || visit_module "$key"
+		# Our own modules are in MODBUILD, not in the kernel's tree.
+		[ -n "${mod_path[$name]:-}" ] ||
+			[ -z "$(find "$modbuild" -name "$name.ko")" ] || continue
+		visit_named "$name"
 	done
 	copy_modules infra
 }
@@ -135,15 +144,12 @@ copy_modules() {
 # what they need that the boot did not load: for the scenarios that load
 # them (/lib/modules/gfs2), not at boot.
 add_gfs2_chain() {
-	local name key
+	local name
 
 	mod_order=()
 	[ -z "${mod_path[dlm]:-}" ] || mod_seen[${mod_path[dlm]}]=1
 	for name in crc32c_generic virtio_blk gfs2 dm_mod; do
-		key=${mod_path[$name]:-}
-		[ -n "$key" ] || [ -n "${mod_builtin[$name]:-}" ] ||
-			die "module $name not found in $modtree"
-		[ -z "$key" ] || visit_module "$key"
+		visit_named "$name"
 	done
 	copy_modules gfs2
 }

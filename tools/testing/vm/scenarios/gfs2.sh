@@ -604,7 +604,7 @@ writes_fail() { ! content "$victim" >$MNT/dir$victim/after-withdraw; }
 remount() {
 	umount $MNT || return 1
 	[ "$VMTEST_NODE" -ne "$victim" ] || unfence_disk || return 1
-	mount -t gfs2 $DEV $MNT
+	mount_fs rdmalock
 }
 
 # cut_victim: the victim syncs a file, writes another, stops and syncs,
