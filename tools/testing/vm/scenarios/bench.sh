@@ -157,7 +157,7 @@ floor_run() {
 		cat "/tmp/$tag" >&2
 		mv "/tmp/$tag" "$WWW/$tag"
 	fi
-	barrier "done-$tag"
+	measured_barrier "done-$tag"
 }
 
 # On node 0: the floors on dom-cas before and after every run, side by side.

@@ -117,7 +117,7 @@ settled() {
 # stays up; if not, what rdma_cm and the QPs of this node are stuck in,
 # for the console.
 healed() {
-	retry $HEAL_SECONDS domain_up $DOMAIN && retry 5 settled && return
+	retry $HEAL_SECONDS domain_up $DOMAIN && retry 45 settled && return
 	ctl domain status $DOMAIN
 	rdma res show qp
 	rdma res show cm_id

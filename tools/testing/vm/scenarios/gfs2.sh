@@ -729,7 +729,7 @@ phase() {
 			unlink_held "$lm"
 	if [ "$GFS2_BENCH" != none ]; then
 		tap_check "$lm: the benchmark runs" bench_run "$lm"
-		barrier "benched-$lm" 300
+		measured_barrier "benched-$lm" 300
 		[ "$VMTEST_NODE" -ne 0 ] || bench_gather "$lm"
 	fi
 	[ "$lm" != rdmalock ] || [ "$GFS2_CUT" != 1 ] || link_cut

@@ -159,7 +159,7 @@ moved_released() { hold_unlocked moved-alock && hold_unlocked moved-shift; }
 moved_queued() {
 	local dom before f
 
-	retry 60 wget -q -O /dev/null "$(peer_url 0 moved-held)" || return 1
+	retry 60 published_by 0 moved-held || return 1
 	for dom in nm-alock nm-shift; do
 		f=/tmp/wait-moved-$dom
 		before=$(descs_in_use $dom)

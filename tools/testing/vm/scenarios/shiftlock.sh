@@ -260,7 +260,7 @@ slow_holder() {
 # they queued for.
 gave_up_while_held() {
 	abandoned_grew dom-hold "$1" 2 &&
-		! wget -q -O /dev/null "$(peer_url 0 hold-releasing)"
+		! published_by 0 hold-releasing
 }
 
 # queued_behind: this node's two acquisitions that gave up and its two
@@ -368,7 +368,7 @@ dead_lock_regained() {
 }
 
 # published NODE NAME: node NODE has published NAME.
-published() { retry 30 wget -q -O /dev/null "$(peer_url "$1" "$2")"; }
+published() { retry 30 published_by "$1" "$2"; }
 
 # The victim dies holding the write lock 1 of dom-fail, and queued for
 # the write lock 3 of dom-mid, between node 0, which holds it, and node
