@@ -28,7 +28,8 @@ PCTS="100 90 50 0"
 # cohorts (Peterson's arbitration), peers only; 90% takes no other code.
 [ ! -e "$KMEMLEAK" ] || PCTS="100 50 0"
 TORTURE_TESTS=$((3 * 2 * 2 * $(echo "$PCTS" | wc -w)))
-# Lock caching, on the stock kernel only: names-debug has it on debug;
+# Lock caching, on the stock kernel only: names-debug has it on debug,
+# but for the conversions' negative control (gap_round);
 # with it, the dead holder's LVB (LVB=1): two checks on node 0, one on
 # the victim.
 CACHE_TESTS=12
@@ -186,6 +187,8 @@ if [ "$CACHE_TESTS" -gt 0 ]; then
 	tap_check "every node of them is up" retry 60 cache_domains_up
 	barrier cache-up
 	lockcache_rounds dom-cache dom-cshift
+	tap_check "conversions that let go a moment let writers in: violations" \
+		gap_round dom-cshift
 fi
 if [ "$LVB" -eq 1 ]; then
 	# Node 0 keeps referencing the name through the death: a name that
