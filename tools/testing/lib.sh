@@ -24,19 +24,28 @@ RDMALOCK_SPLAT_RE='BUG:|WARNING:|Oops|Kernel panic|general protection fault|poss
 # trace", is left out; nothing else is.
 RDMALOCK_SPLAT_BENIGN='at fs/dlm/requestqueue.c:[0-9]+ dlm_add_requestqueue'
 
-# GFS2 dumps its stack once a withdraw is over; one asked for by a write
+# GFS2 dumps its stack once a withdraw is over. One asked for by a write
 # to its sysfs "withdraw" (withdraw_store), as the gfs2 scenario's fenced
-# node does, is no bug: its dump, up to its "</TASK>", is left out too.
+# node does, is no bug; nor is any withdraw of a node that fenced itself
+# and has not rejoined a view since: its fence took its disk away, and
+# an I/O that fails then (quotad's statfs, the log flush) may start the
+# withdraw before the write does. Its dump, up to its "</TASK>", is left
+# out too.
 RDMALOCK_SPLAT_WITHDRAW='gfs2: fsid=[^ ]*: File system withdrawn'
 RDMALOCK_SPLAT_WITHDRAW_ASKED='withdraw_store'
+RDMALOCK_SPLAT_FENCED="rdmalock: [^ ]*: no quorum renewed this node's lease .*: fenced"
+RDMALOCK_SPLAT_REJOINED='rdmalock: [^ ]*: view [0-9]+: members'
 
 # rdmalock_unbenign: a console log without the benign splats' blocks.
 rdmalock_unbenign() {
 	awk -v benign="$RDMALOCK_SPLAT_BENIGN" \
 	    -v withdrawn="$RDMALOCK_SPLAT_WITHDRAW" \
-	    -v asked="$RDMALOCK_SPLAT_WITHDRAW_ASKED" '
+	    -v asked="$RDMALOCK_SPLAT_WITHDRAW_ASKED" \
+	    -v fenced="$RDMALOCK_SPLAT_FENCED" -v rejoined="$RDMALOCK_SPLAT_REJOINED" '
+		$0 ~ fenced { cut_off = 1 }
+		$0 ~ rejoined { cut_off = 0 }
 		/-+\[ cut here \]-+/ { block = $0 "\n"; inblock = 1; drop = 0; end = "---\\[ end trace"; next }
-		!inblock && $0 ~ withdrawn { print; block = ""; inblock = 1; drop = 0; end = "</TASK>"; next }
+		!inblock && $0 ~ withdrawn { print; block = ""; inblock = 1; drop = cut_off; end = "</TASK>"; next }
 		inblock {
 			block = block $0 "\n"
 			if (end == "</TASK>" ? $0 ~ asked : $0 ~ benign)

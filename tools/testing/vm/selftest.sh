@@ -5,7 +5,9 @@
 # test, one that panics a guest and one that hangs must each make vmtest
 # exit non-zero with a message saying what happened, and leave no QEMU
 # process, tap, bridge or network namespace behind; and a run killed
-# outright, which cleans nothing up, must be seen to leave them.
+# outright, which cleans nothing up, must be seen to leave them. The
+# splat filter must let through GFS2's own withdraw dump only on a node
+# that fenced itself and is not back in a view.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib.sh"
@@ -113,7 +115,37 @@ interrupt_run() {
 	no_leftovers Ctrl-C "$pid"
 }
 
+# withdraw_console FENCED REJOINED: a guest's console with GFS2's own
+# withdraw dump (an I/O error's, not one asked for), after this node
+# fenced itself when FENCED is 1, and rejoined a view since when
+# REJOINED is 1.
+withdraw_console() {
+	echo "[    1.000000] Run /init as init process"
+	[ "$1" -eq 0 ] ||
+		echo "[   50.952466] rdmalock: gfs0: no quorum renewed this node's lease for 4000 ms: fenced, its locks are lost"
+	[ "$2" -eq 0 ] ||
+		echo "[   52.000000] rdmalock: gfs0: view 5: members 0-2, coordinator 0"
+	echo "[   56.076602] gfs2: fsid=rdmalock:gfs0.2: File system withdrawn"
+	echo "[   56.077640] Call Trace:"
+	echo "[   56.078173]  <TASK>"
+	echo "[   56.078594]  gfs2_withdraw+0x347/0x590 [gfs2]"
+	echo "[   56.078748]  gfs2_logd+0x1f6/0x350 [gfs2]"
+	echo "[   56.078929]  </TASK>"
+}
+
+# withdraw_splat FENCED REJOINED: the harness sees a splat in that console.
+withdraw_splat() {
+	withdraw_console "$1" "$2" >"$out/withdraw.console"
+	[ -n "$(rdmalock_splats "$out/withdraw.console" 1)" ]
+}
+
 set +e
+withdraw_splat 1 0
+result "splat filter: the withdraw of a node that fenced itself is no splat" $((!$?))
+withdraw_splat 0 0
+result "splat filter: GFS2's own withdraw on a node not fenced is one" $?
+withdraw_splat 1 1
+result "splat filter: so is one on a node back in a view since its fence" $?
 killed_run
 interrupt_run
 expect_failure selftest-fail '^node0: not ok 2 - this test fails on purpose$' --nodes 2
