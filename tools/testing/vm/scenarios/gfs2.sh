@@ -271,12 +271,35 @@ umount_dlm() {
 	done
 }
 
+# lock_state: what an unmount that hangs waits for: this node's glocks
+# and lock module state, its lock manager's resources and locks (the
+# hung-task reports that follow show the blocked tasks).
+lock_state() {
+	local f
+
+	echo "# node $VMTEST_NODE's unmount has waited for 90 s:"
+	for f in /sys/kernel/debug/gfs2/*/glocks /sys/fs/gfs2/*/lock_module/* \
+		/sys/kernel/debug/dlm/$FS /sys/kernel/debug/dlm/${FS}_waiters \
+		/sys/kernel/debug/rdmalock/$FS/locks; do
+		[ ! -f "$f" ] || { echo "# $f:" && cat "$f"; }
+	done
+}
+
+# umount_fs LM: every node's unmount, which waits for the others' on
+# dlm.ko. If it takes 90 s, the lock state goes to the console: the node
+# whose unmount hangs may wait for what another one holds.
 umount_fs() {
+	local watch rc=0
+
+	(sleep 90 && lock_state) >/dev/console 2>&1 &
+	watch=$!
 	if [ "$1" = dlm ]; then
-		umount_dlm
+		umount_dlm || rc=1
 	else
-		umount $MNT
+		umount $MNT || rc=1
 	fi
+	kill $watch 2>/dev/null
+	return $rc
 }
 
 APPENDS=20
