@@ -9,7 +9,9 @@
  * that waits for nobody (to NL, from PW or EX), rdmalock_lock_convert()
  * on the lockspace's own work queue, so that a demote never waits for a
  * worker of the request queue, whose requests may wait for other nodes'
- * demotes; the request's end fills the lksb and calls the ast. A failed
+ * demotes; the request's end fills the lksb and calls the ast, 100 ms
+ * later for a failed request without NOQUEUE (RDMALOCK_DLM_AST_DELAY_MS),
+ * which GFS2 would ask for again at once, and cancel then. A failed
  * conversion to NL still left the lock in NL, and says so (0). The
  * handle's blocking callback is the bast. dlm_unlock() releases the lock
  * on the lockspace's work queue, and that ends with the ast, status
@@ -55,15 +57,18 @@
  * @lkid: the lock's id, in @ls->lkbs until its unlock
  * @mode: the DLM mode it holds, once @held
  * @req_mode: the mode the request under way asks for
- * @busy: RDMALOCK_DLM_BUSY while a request is under way, and from the end
- *	of a first request that failed, or from its unlock
+ * @busy: RDMALOCK_DLM_BUSY while a request is under way, until its ast,
+ *	and from the end of a first request that failed, or from its unlock
  * @held: a request of it was granted once: the lock exists until unlocked
  * @unlocking: @work releases the lock and calls @ast; else it only frees
+ * @noqueue: the request under way was asked with DLM_LKF_NOQUEUE
  * @failure: why its request under way failed before it started
  * @work: the end of the lock, out of the caller's context
  * @convert_down: a conversion that waits for nobody, out of the caller's
  *	context but not on the request queue
  * @failed: the end, through the ast, of the request that failed for @failure
+ * @delayed_ast: the ast of a failed request, RDMALOCK_DLM_AST_DELAY_MS
+ *	after its end
  */
 struct rdmalock_dlm_lkb {
 	struct rdmalock_dlm_ls *ls;
@@ -78,11 +83,23 @@ struct rdmalock_dlm_lkb {
 	unsigned long busy;
 	bool held;
 	bool unlocking;
+	bool noqueue;
 	int failure;
 	struct work_struct work;
 	struct work_struct convert_down;
 	struct work_struct failed;
+	struct delayed_work delayed_ast;
 };
+
+/*
+ * How long the ast of a failed request waits, for one that did not ask
+ * NOQUEUE. GFS2 asks again at once for a lock it was refused, and for
+ * one whose request failed when it has no holder to tell (a demote): a
+ * failure that lasts until a view change (a home lost), or as long as
+ * this node is out of the view, or longer (a home's full table), would
+ * otherwise be asked for again tens of thousands of times a second.
+ */
+#define RDMALOCK_DLM_AST_DELAY_MS	100
 
 static const unsigned int rdmalock_dlm_modes[] = {
 	[DLM_LOCK_NL] = RDMALOCK_MODE_NL,
@@ -105,9 +122,10 @@ static void rdmalock_dlm_bast(void *arg, unsigned int mode)
 
 /*
  * A request's end as DLM says it; GFS2 takes no status but these. GFS2
- * asks again at once for a lock it was refused (-EAGAIN), which suits a
+ * asks again at once for a lock it was refused (-EAGAIN); that suits a
  * failure that a view change ends (the home lost, a name not resolved
- * yet, a claim that failed). While this node is out of the view (it
+ * yet, a claim that failed), once the ast is delayed
+ * (RDMALOCK_DLM_AST_DELAY_MS). While this node is out of the view (it
  * fenced itself, or the domain was destroyed) every request fails at
  * once: such a failure ends the request as one that timed out, which
  * GFS2 takes for an I/O error of the request, and a withdraw waits for
@@ -129,14 +147,36 @@ static int rdmalock_dlm_status(struct rdmalock_dlm_lkb *lkb, int status)
 	return -EAGAIN;
 }
 
+/* Tells @lkb's caller that its request ended, as the lksb says. */
+static void rdmalock_dlm_tell(struct rdmalock_dlm_lkb *lkb)
+{
+	struct rdmalock_dlm_ls *ls = lkb->ls;
+	void (*ast)(void *astarg) = lkb->ast;
+	void *astarg = lkb->astarg;
+
+	if (lkb->held) {
+		clear_bit_unlock(RDMALOCK_DLM_BUSY, &lkb->busy);
+	} else {
+		/* Never granted: the lock is gone once its ast is told. */
+		xa_erase(&ls->lkbs, lkb->lkid);
+		queue_work(ls->wq, &lkb->work);
+	}
+	ast(astarg);
+	if (atomic_dec_and_test(&ls->requests))
+		wake_up(&ls->idle);
+}
+
+static void rdmalock_dlm_tell_delayed(struct work_struct *work)
+{
+	rdmalock_dlm_tell(container_of(to_delayed_work(work),
+				       struct rdmalock_dlm_lkb, delayed_ast));
+}
+
 /* The completion of rdmalock_lock_async() and _convert_async(). */
 static void rdmalock_dlm_ended(void *arg, int status)
 {
 	struct rdmalock_dlm_lkb *lkb = arg;
-	struct rdmalock_dlm_ls *ls = lkb->ls;
 	struct dlm_lksb *lksb = lkb->lksb;
-	void (*ast)(void *astarg) = lkb->ast;
-	void *astarg = lkb->astarg;
 
 	lksb->sb_flags = 0;
 	if (status && lkb->held && lkb->req_mode == DLM_LOCK_NL) {
@@ -151,16 +191,16 @@ static void rdmalock_dlm_ended(void *arg, int status)
 			lksb->sb_flags = DLM_SBF_VALNOTVALID;
 	}
 	lksb->sb_status = rdmalock_dlm_status(lkb, status);
-	if (lkb->held) {
-		clear_bit_unlock(RDMALOCK_DLM_BUSY, &lkb->busy);
-	} else {
-		/* Never granted: the lock is gone once its ast is told. */
-		xa_erase(&ls->lkbs, lkb->lkid);
-		queue_work(ls->wq, &lkb->work);
-	}
-	ast(astarg);
-	if (atomic_dec_and_test(&ls->requests))
-		wake_up(&ls->idle);
+	/*
+	 * The lksb is read by the ast only. A NOQUEUE request's caller backs
+	 * off itself, and a withdraw's try of its "live" lock must not wait.
+	 */
+	if (!lkb->noqueue && !READ_ONCE(lkb->ls->dropping) &&
+	    (lksb->sb_status == -EAGAIN || lksb->sb_status == -ETIMEDOUT))
+		queue_delayed_work(lkb->ls->wq, &lkb->delayed_ast,
+				   msecs_to_jiffies(RDMALOCK_DLM_AST_DELAY_MS));
+	else
+		rdmalock_dlm_tell(lkb);
 }
 
 /* @lkb's unlock, or its end after a first request that failed. */
@@ -237,6 +277,7 @@ static int rdmalock_dlm_ask(struct rdmalock_dlm_lkb *lkb, int mode,
 			    RDMALOCK_REQ_NOQUEUE;
 
 	lkb->req_mode = mode;
+	lkb->noqueue = flags & DLM_LKF_NOQUEUE;
 	atomic_inc(&lkb->ls->requests);
 	/*
 	 * The request queue's workers may all wait for locks that other
@@ -344,7 +385,8 @@ static int rdmalock_dlm_take(struct rdmalock_dlm_ls *ls, u32 lkid,
  * @name: a new lock's name
  * @namelen: its length, at most 64
  * @parent_lkid: 0: DLM's parent locks are not built
- * @ast: called once the request ended, from a work queue
+ * @ast: called once the request ended, from a work queue; 100 ms after
+ *	the end of a failed request without NOQUEUE
  * @astarg: the argument of @ast and @bast
  * @bast: called when a waiting request needs the lock, or NULL
  *
@@ -385,12 +427,31 @@ int dlm_lock(dlm_lockspace_t *lockspace, int mode, struct dlm_lksb *lksb,
 	INIT_WORK(&lkb->work, rdmalock_dlm_finish);
 	INIT_WORK(&lkb->convert_down, rdmalock_dlm_convert_down);
 	INIT_WORK(&lkb->failed, rdmalock_dlm_fail);
+	INIT_DELAYED_WORK(&lkb->delayed_ast, rdmalock_dlm_tell_delayed);
 	ret = rdmalock_dlm_new(ls, lkb, mode, flags, name, namelen);
 	if (ret)
 		kfree(lkb);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(dlm_lock);
+
+/*
+ * Under the lock of @lkb's lockspace's lkbs: the ast of @lkb's failed
+ * request, if it waits, is called now; a refusal is told as cancelled
+ * when @cancel, as it would have been while under way: GFS2 waits for
+ * the end of a request it cancels.
+ *
+ * Return: true when the ast waited.
+ */
+static bool rdmalock_dlm_ast_now(struct rdmalock_dlm_lkb *lkb, bool cancel)
+{
+	if (!cancel_delayed_work(&lkb->delayed_ast))
+		return false;
+	if (cancel && lkb->lksb->sb_status == -EAGAIN)
+		lkb->lksb->sb_status = -DLM_ECANCEL;
+	queue_delayed_work(lkb->ls->wq, &lkb->delayed_ast, 0);
+	return true;
+}
 
 /* Cancels the request under way of the lock @lkid. */
 static int rdmalock_dlm_cancel(struct rdmalock_dlm_ls *ls, u32 lkid)
@@ -403,6 +464,8 @@ static int rdmalock_dlm_cancel(struct rdmalock_dlm_ls *ls, u32 lkid)
 	lkb = xa_load(&ls->lkbs, lkid);
 	if (!lkb)
 		ret = -EINVAL;
+	else if (rdmalock_dlm_ast_now(lkb, true))
+		ret = 0;
 	else if (!lkb->lk || rdmalock_lock_cancel(lkb->lk))
 		ret = -EBUSY;	/* none, or one without a handle, ending */
 	else
@@ -454,8 +517,9 @@ EXPORT_SYMBOL_GPL(dlm_unlock);
  * rdmalock_dlm_drop_locks() - release every lock of a lockspace being released
  * @ls: the lockspace, whose client makes no more calls
  *
- * Requests under way are cancelled and waited for, with their asts; the
- * locks left are released without one.
+ * Requests under way are cancelled and waited for, with their asts, and
+ * failed ones get theirs at once; the locks left are released without
+ * one.
  *
  * Context: process context; sleeps.
  */
@@ -466,8 +530,9 @@ void rdmalock_dlm_drop_locks(struct rdmalock_dlm_ls *ls)
 
 	/* Under the lock, no request's end erases and frees its lock. */
 	xa_lock(&ls->lkbs);
+	WRITE_ONCE(ls->dropping, true);
 	xa_for_each(&ls->lkbs, lkid, lkb) {
-		if (lkb->lk)
+		if (!rdmalock_dlm_ast_now(lkb, false) && lkb->lk)
 			rdmalock_lock_cancel(lkb->lk);
 	}
 	xa_unlock(&ls->lkbs);

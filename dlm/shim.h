@@ -24,9 +24,10 @@
  * @ops_arg: their argument
  * @joined: completed at the first recover_done: this node is a member
  * @lkbs: lock ids (lksb.sb_lkid) to their &struct rdmalock_dlm_lkb
- * @requests: requests under way
+ * @requests: requests under way, until their asts
  * @idle: woken when @requests falls to 0
- * @wq: where unlocks run and end
+ * @dropping: rdmalock_dlm_drop_locks() runs: no ast is delayed
+ * @wq: where unlocks run and end, and delayed asts are called
  * @slots: recover_done's slots, as DLM gives them
  */
 struct rdmalock_dlm_ls {
@@ -38,6 +39,7 @@ struct rdmalock_dlm_ls {
 	struct xarray lkbs;
 	atomic_t requests;
 	wait_queue_head_t idle;
+	bool dropping;
 	struct workqueue_struct *wq;
 	struct dlm_slot slots[RDMALOCK_MAX_NODES];
 };
