@@ -271,13 +271,13 @@ umount_dlm() {
 	done
 }
 
-# lock_state: what an unmount that hangs waits for: this node's glocks
-# and lock module state, its lock manager's resources and locks (the
-# hung-task reports that follow show the blocked tasks).
+# lock_state SECONDS: what an unmount that has waited SECONDS waits for:
+# this node's glocks and lock module state, its lock manager's resources
+# and locks (the hung-task reports that follow show the blocked tasks).
 lock_state() {
 	local f
 
-	echo "# node $VMTEST_NODE's unmount has waited for 90 s:"
+	echo "# node $VMTEST_NODE's unmount has waited for $1 s:"
 	for f in /sys/kernel/debug/gfs2/*/glocks /sys/fs/gfs2/*/lock_module/* \
 		/sys/kernel/debug/dlm/$FS /sys/kernel/debug/dlm/${FS}_waiters \
 		/sys/kernel/debug/rdmalock/$FS/locks; do
@@ -286,12 +286,13 @@ lock_state() {
 }
 
 # umount_fs LM: every node's unmount, which waits for the others' on
-# dlm.ko. If it takes 90 s, the lock state goes to the console: the node
-# whose unmount hangs may wait for what another one holds.
+# dlm.ko. If it takes UMOUNT_WATCH_S, the lock state goes to the console:
+# the node whose unmount hangs may wait for what another one holds.
+UMOUNT_WATCH_S=90
 umount_fs() {
 	local watch rc=0
 
-	(sleep 90 && lock_state) >/dev/console 2>&1 &
+	(sleep $UMOUNT_WATCH_S && lock_state $UMOUNT_WATCH_S) >/dev/console 2>&1 &
 	watch=$!
 	if [ "$1" = dlm ]; then
 		umount_dlm || rc=1
