@@ -11,9 +11,13 @@
  * worker of the request queue, whose requests may wait for other nodes'
  * demotes; the request's end fills the lksb and calls the ast, 100 ms
  * later for a failed request without NOQUEUE (RDMALOCK_DLM_AST_DELAY_MS),
- * which GFS2 would ask for again at once, and cancel then. A failed
- * conversion to NL still left the lock in NL, and says so (0). The
- * handle's blocking callback is the bast. dlm_unlock() releases the lock
+ * which GFS2 would ask for again at once, and cancel then. A conversion
+ * that waits for nobody never fails, as in DLM: GFS2 takes a failed one
+ * from EX for a bug. While this node is a member, one that changed
+ * nothing is asked for again after the same delay, as DLM's would wait
+ * for its master; one that lost the lock, as a fenced node's do, is told
+ * as done (rdmalock_dlm_ended()). The handle's blocking callback is the
+ * bast. dlm_unlock() releases the lock
  * on the lockspace's work queue, and that ends with the ast, status
  * -DLM_EUNLOCK; with DLM_LKF_CANCEL it cancels the request under way,
  * whose ast then says -DLM_ECANCEL, or 0 when the grant came first, as
@@ -65,7 +69,8 @@
  * @failure: why its request under way failed before it started
  * @work: the end of the lock, out of the caller's context
  * @convert_down: a conversion that waits for nobody, out of the caller's
- *	context but not on the request queue
+ *	context but not on the request queue, and again after a failure
+ *	that changed nothing
  * @failed: the end, through the ast, of the request that failed for @failure
  * @delayed_ast: the ast of a failed request, RDMALOCK_DLM_AST_DELAY_MS
  *	after its end
@@ -86,7 +91,7 @@ struct rdmalock_dlm_lkb {
 	bool noqueue;
 	int failure;
 	struct work_struct work;
-	struct work_struct convert_down;
+	struct delayed_work convert_down;
 	struct work_struct failed;
 	struct delayed_work delayed_ast;
 };
@@ -172,6 +177,16 @@ static void rdmalock_dlm_tell_delayed(struct work_struct *work)
 				       struct rdmalock_dlm_lkb, delayed_ast));
 }
 
+/*
+ * Does a conversion from @from to @to wait for other holders? Not to NL,
+ * which is a release, nor from PW or EX, which every algorithm serves
+ * exclusive, so that the conversion keeps the word or converts it down.
+ */
+static bool rdmalock_dlm_may_wait(int from, int to)
+{
+	return to != DLM_LOCK_NL && from != DLM_LOCK_PW && from != DLM_LOCK_EX;
+}
+
 /* The completion of rdmalock_lock_async() and _convert_async(). */
 static void rdmalock_dlm_ended(void *arg, int status)
 {
@@ -179,9 +194,16 @@ static void rdmalock_dlm_ended(void *arg, int status)
 	struct dlm_lksb *lksb = lkb->lksb;
 
 	lksb->sb_flags = 0;
-	if (status && lkb->held && lkb->req_mode == DLM_LOCK_NL) {
-		/* A release that failed still left the handle in NL, as asked. */
-		pr_err_ratelimited("lock %u: conversion to NL: %d\n", lkb->lkid, status);
+	if (status && lkb->held && !rdmalock_dlm_may_wait(lkb->mode, lkb->req_mode)) {
+		/*
+		 * DLM never fails such a conversion, and GFS2 would take the
+		 * mode it held for an answer, from EX a bug. What failed left
+		 * the handle in NL, as a release to NL does, or this node is
+		 * out of the view: the lock is lost, as every lock of a fenced
+		 * node is, its storage cut off (Documentation/gfs2.rst).
+		 */
+		pr_err_ratelimited("lock %u: conversion from %d to %d: %d, told as done\n",
+				   lkb->lkid, lkb->mode, lkb->req_mode, status);
 		status = 0;
 	}
 	if (!status) {
@@ -225,23 +247,32 @@ static void rdmalock_dlm_finish(struct work_struct *work)
 	kfree(lkb);
 }
 
-static void rdmalock_dlm_convert_down(struct work_struct *work)
+/*
+ * A conversion that waits for nobody, which failed with @err, is asked for
+ * again while it changed nothing (a verb's error writing the LVB back)
+ * and this node is a member: its lock is still held, in the old mode.
+ */
+static bool rdmalock_dlm_convert_again(struct rdmalock_dlm_lkb *lkb, int err)
 {
-	struct rdmalock_dlm_lkb *lkb = container_of(work, struct rdmalock_dlm_lkb,
-						    convert_down);
-
-	rdmalock_dlm_ended(lkb, rdmalock_lock_convert(lkb->lk,
-						      rdmalock_dlm_modes[lkb->req_mode]));
+	return err && rdmalock_lock_mode(lkb->lk) != RDMALOCK_MODE_NL &&
+	       !READ_ONCE(lkb->ls->dropping) && rdmalock_domain_member(lkb->ls->dom);
 }
 
-/*
- * Does a conversion from @from to @to wait for other holders? Not to NL,
- * which is a release, nor from PW or EX, which every algorithm serves
- * exclusive, so that the conversion keeps the word or converts it down.
- */
-static bool rdmalock_dlm_may_wait(int from, int to)
+static void rdmalock_dlm_convert_down(struct work_struct *work)
 {
-	return to != DLM_LOCK_NL && from != DLM_LOCK_PW && from != DLM_LOCK_EX;
+	struct rdmalock_dlm_lkb *lkb = container_of(to_delayed_work(work),
+						    struct rdmalock_dlm_lkb,
+						    convert_down);
+	int ret = rdmalock_lock_convert(lkb->lk, rdmalock_dlm_modes[lkb->req_mode]);
+
+	if (rdmalock_dlm_convert_again(lkb, ret)) {
+		pr_err_ratelimited("lock %u: conversion from %d to %d: %d, asked again\n",
+				   lkb->lkid, lkb->mode, lkb->req_mode, ret);
+		queue_delayed_work(lkb->ls->wq, &lkb->convert_down,
+				   msecs_to_jiffies(RDMALOCK_DLM_AST_DELAY_MS));
+		return;
+	}
+	rdmalock_dlm_ended(lkb, ret);
 }
 
 static void rdmalock_dlm_fail(struct work_struct *work)
@@ -285,7 +316,7 @@ static int rdmalock_dlm_ask(struct rdmalock_dlm_lkb *lkb, int mode,
 	 * conversions never wait behind them.
 	 */
 	if (convert && !rdmalock_dlm_may_wait(lkb->mode, mode)) {
-		queue_work(lkb->ls->wq, &lkb->convert_down);
+		queue_delayed_work(lkb->ls->wq, &lkb->convert_down, 0);
 		return 0;
 	}
 	if (!lkb->lk)
@@ -425,7 +456,7 @@ int dlm_lock(dlm_lockspace_t *lockspace, int mode, struct dlm_lksb *lksb,
 	lkb->bast = bast;
 	lkb->astarg = astarg;
 	INIT_WORK(&lkb->work, rdmalock_dlm_finish);
-	INIT_WORK(&lkb->convert_down, rdmalock_dlm_convert_down);
+	INIT_DELAYED_WORK(&lkb->convert_down, rdmalock_dlm_convert_down);
 	INIT_WORK(&lkb->failed, rdmalock_dlm_fail);
 	INIT_DELAYED_WORK(&lkb->delayed_ast, rdmalock_dlm_tell_delayed);
 	ret = rdmalock_dlm_new(ls, lkb, mode, flags, name, namelen);

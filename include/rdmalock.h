@@ -107,6 +107,7 @@ int rdmalock_lock_set_blocking(struct rdmalock_lock *lk,
 			       rdmalock_blocking_fn *fn, void *arg);
 u64 rdmalock_lock_token(const struct rdmalock_lock *lk);
 bool rdmalock_lock_lvb_valid(const struct rdmalock_lock *lk);
+unsigned int rdmalock_lock_mode(const struct rdmalock_lock *lk);
 void rdmalock_lock_put(struct rdmalock_lock *lk);
 
 int rdmalock_lock(struct rdmalock_lock *lk, unsigned int mode);

@@ -474,6 +474,23 @@ bool rdmalock_lock_lvb_valid(const struct rdmalock_lock *lk)
 }
 EXPORT_SYMBOL_GPL(rdmalock_lock_lvb_valid);
 
+/**
+ * rdmalock_lock_mode() - the mode a handle holds its lock in
+ * @lk: a handle with no request under way
+ *
+ * After a conversion that failed, this tells whether it changed nothing
+ * or left the handle holding NL (rdmalock_lock_convert()).
+ *
+ * Context: the handle's owner, between its calls.
+ * Return: RDMALOCK_MODE_*, the mode of the grant or conversion that
+ * holds; RDMALOCK_MODE_NL also for a handle holding nothing.
+ */
+unsigned int rdmalock_lock_mode(const struct rdmalock_lock *lk)
+{
+	return rdmalock_lock_holds(lk) ? lk->mode : RDMALOCK_MODE_NL;
+}
+EXPORT_SYMBOL_GPL(rdmalock_lock_mode);
+
 /* A named lock's grant, inside the gate: its holder and its value. */
 static int rdmalock_granted_named(struct rdmalock_lock *lk)
 {

@@ -244,7 +244,9 @@ int rdmalock_convert(struct rdmalock_lock *lk, unsigned int mode,
  * an error of rdmalock_lock(): @lk still holds NL. Otherwise the
  * error that lost the lock, as rdmalock_unlock() reports it (-ENOLCK,
  * -ENOTCONN), or of a verb: @lk holds NL then, and, from PW or EX with an
- * LVB, the LVB may not have been written back.
+ * LVB, the LVB may not have been written back; but for a verb's error
+ * writing the LVB back before an exclusive holder converts down, which
+ * changed nothing. rdmalock_lock_mode() says which.
  */
 int rdmalock_lock_convert(struct rdmalock_lock *lk, unsigned int mode)
 {

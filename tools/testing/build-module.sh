@@ -3,8 +3,9 @@
 #
 # build-module.sh stock|bpo|debug: build rdmalock.ko (and, for the debug
 # kernel, the KUnit module) with W=1 against that kernel, in a build tree
-# in the cache, and the test-only hostile peer (vm/hostile/) in its
-# hostile/ folder; print the tree. Any compiler or modpost warning fails.
+# in the cache, the test-only hostile peer (vm/hostile/) in its hostile/
+# folder and the test-only DLM client (vm/dlmprobe/) in dlmprobe/; print
+# the tree. Any compiler or modpost warning fails.
 # The same sources built against the same kernel are built once.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -26,7 +27,8 @@ esac
 
 # Keyed by the work tree too, so that two checkouts never share one.
 out=$RDMALOCK_CACHE/build/$(echo "$RDMALOCK_TOP" | sha256sum | cut -c1-12)/$target
-sources=(Kbuild kmod include uapi kunit samples dlm tools/testing/vm/hostile)
+sources=(Kbuild kmod include uapi kunit samples dlm tools/testing/vm/hostile
+	tools/testing/vm/dlmprobe)
 
 # What the build is made of: every source file, the kernel it is built
 # against, the compiler and the flags. A build of the same is reused.
@@ -47,12 +49,17 @@ if [ "$(cat "$out/.key" 2>/dev/null)" = "$key" ]; then
 fi
 rm -rf "$out" && mkdir -p "$out"
 (cd "$RDMALOCK_TOP" && cp -a Kbuild kmod include uapi kunit samples dlm "$out/")
-cp -a "$RDMALOCK_TOP/tools/testing/vm/hostile" "$out/"
+cp -a "$RDMALOCK_TOP/tools/testing/vm/hostile" "$RDMALOCK_TOP/tools/testing/vm/dlmprobe" \
+	"$out/"
 
 log="$out/build.log"
 if ! make "${make_args[@]}" M="$out" W=1 ${MODULE_MAKEFLAGS:+"$MODULE_MAKEFLAGS"} \
 	-j"$(nproc)" modules >"$log" 2>&1 ||
 	! make "${make_args[@]}" M="$out/hostile" W=1 \
+		${MODULE_MAKEFLAGS:+"$MODULE_MAKEFLAGS"} -j"$(nproc)" modules \
+		>>"$log" 2>&1 ||
+	! make "${make_args[@]}" M="$out/dlmprobe" W=1 \
+		KBUILD_EXTRA_SYMBOLS="$out/Module.symvers" \
 		${MODULE_MAKEFLAGS:+"$MODULE_MAKEFLAGS"} -j"$(nproc)" modules \
 		>>"$log" 2>&1; then
 	cat "$log" >&2

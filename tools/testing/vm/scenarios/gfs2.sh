@@ -9,7 +9,8 @@
 #  - gfs2.ko loads against the lock manager's exports (rdmalock_dlm.ko's
 #    CRCs are dlm.ko's: build-module.sh checks them);
 #  - on rdmalock, node 0 first mounts on a domain without named locks,
-#    which must fail;
+#    which must fail, and converts a lock down from EX in a domain
+#    destroyed under it, which must be told done, as GFS2 needs;
 #  - node 0 makes the filesystem (lock_dlm, table rdmalock:gfs0, a journal
 #    for each node); every node mounts it, with the journal of its slot;
 #  - each node writes a file into a directory of its own and one into a
@@ -198,6 +199,25 @@ unnamed_refused() {
 	fi
 	rdmalockctl domain destroy $FS || rc=1
 	[ $rc -eq 0 ] && kmsg | grep -q "lockspace $FS: its rdmalock domain has no named locks"
+}
+
+# converted_down_after_destroy: rdmalock_dlm never fails a conversion
+# down from EX, which GFS2 would take for a bug (Documentation/gfs2.rst).
+# rdmalock_dlmprobe.ko holds a lock EX in a one-node domain of its own,
+# destroyed under it, as every lock of a fenced node is lost; converted
+# down to PR (DLM_LOCK_PR, 3), its ast must say 0, not -ETIMEDOUT.
+converted_down_after_destroy() {
+	local probe=/sys/module/rdmalock_dlmprobe/parameters status rc=0
+
+	rdmalockctl domain create probe --node-id 0 --nodes "${VMTEST_NODES%%,*}" \
+		--key-file "$(key_file)" --port 7502 --algo "$GFS2_ALGO" --named &&
+		insmod /lib/rdmalock/rdmalock_dlmprobe.ko lockspace=probe || return 1
+	rdmalockctl domain destroy probe || rc=1
+	echo 3 >$probe/convert || rc=1
+	status=$(cat $probe/status)
+	rmmod rdmalock_dlmprobe || rc=1
+	echo "its conversion from EX to PR ended with status $status"
+	[ $rc -eq 0 ] && [ "$status" = 0 ]
 }
 
 make_fs() {
@@ -725,6 +745,9 @@ phase() {
 		[ "$VMTEST_NODE" -ne 0 ] ||
 			tap_check "rdmalock: a mount on a domain without named locks fails" \
 				unnamed_refused
+		[ "$VMTEST_NODE" -ne 0 ] ||
+			tap_check "rdmalock: a DLM lock converted down from EX in a destroyed domain is told done" \
+				converted_down_after_destroy
 		barrier unnamed-refused
 		tap_check "rdmalock: a domain with named locks for lockspace $FS" \
 			create_fs_domain named
@@ -779,8 +802,8 @@ phase() {
 }
 
 # Per lock manager: 7 checks (8 with GFS2_HELD), 2 more on node 0, 2
-# more for rdmalock (its domain; 3 on node 0, which tries one without
-# named locks first), 1 for dlm (configfs), 1 for the benchmark; with a
+# more for rdmalock (its domain; 4 on node 0, which tries one without
+# named locks and a conversion in a destroyed domain first), 1 for dlm (configfs), 1 for the benchmark; with a
 # cut, 6 on the victim and 5 on the others; with a death, 3 more on the
 # survivors, and the victim's 2 last ones become 1. Node 0 checks the
 # benchmark's table.
@@ -791,7 +814,7 @@ for lm in $(echo "$GFS2_LMS" | tr , ' '); do
 	[ "$VMTEST_NODE" -ne 0 ] || plan=$((plan + 2))
 	if [ "$lm" = rdmalock ]; then
 		plan=$((plan + 2))
-		[ "$VMTEST_NODE" -ne 0 ] || plan=$((plan + 1))
+		[ "$VMTEST_NODE" -ne 0 ] || plan=$((plan + 2))
 		if [ "$GFS2_CUT" != 1 ]; then
 			:
 		elif [ "$VMTEST_NODE" -eq "$victim" ]; then
