@@ -13,11 +13,11 @@
  * later for a failed request without NOQUEUE (RDMALOCK_DLM_AST_DELAY_MS),
  * which GFS2 would ask for again at once, and cancel then. A conversion
  * that waits for nobody never fails, as in DLM: GFS2 takes a failed one
- * from EX for a bug. While this node is a member, one that changed
- * nothing is asked for again after the same delay, as DLM's would wait
- * for its master; one that lost the lock, as a fenced node's do, is told
- * as done (rdmalock_dlm_ended()). The handle's blocking callback is the
- * bast. dlm_unlock() releases the lock
+ * from EX for a bug. While this node is a member, one that failed is
+ * asked for again (rdmalock_dlm_convert_again()); once it is not, one
+ * that lost the lock, as a fenced node's do, is told as done
+ * (rdmalock_dlm_ended()). The handle's blocking callback is the bast.
+ * dlm_unlock() releases the lock
  * on the lockspace's work queue, and that ends with the ast, status
  * -DLM_EUNLOCK; with DLM_LKF_CANCEL it cancels the request under way,
  * whose ast then says -DLM_ECANCEL, or 0 when the grant came first, as
@@ -199,8 +199,9 @@ static void rdmalock_dlm_ended(void *arg, int status)
 		 * DLM never fails such a conversion, and GFS2 would take the
 		 * mode it held for an answer, from EX a bug. What failed left
 		 * the handle in NL, as a release to NL does, or this node is
-		 * out of the view: the lock is lost, as every lock of a fenced
-		 * node is, its storage cut off (Documentation/gfs2.rst).
+		 * out of the view, or the lock, lost, was not had again: it is
+		 * lost, as every lock of a fenced node is, its storage cut off
+		 * (Documentation/gfs2.rst).
 		 */
 		pr_err_ratelimited("lock %u: conversion from %d to %d: %d, told as done\n",
 				   lkb->lkid, lkb->mode, lkb->req_mode, status);
@@ -248,14 +249,33 @@ static void rdmalock_dlm_finish(struct work_struct *work)
 }
 
 /*
- * A conversion that waits for nobody, which failed with @err, is asked for
- * again while it changed nothing (a verb's error writing the LVB back)
- * and this node is a member: its lock is still held, in the old mode.
+ * A conversion that waits for nobody failed with @err while this node is
+ * a member: as DLM's, it does not fail. One that changed nothing (a
+ * verb's error writing the LVB back), its lock still held in the old
+ * mode, is asked for again; one that left the handle in NL asks for its
+ * mode again from NL, an acquisition, whose grant the ast then tells.
+ *
+ * Return: true when asked for again: the ast comes later.
  */
 static bool rdmalock_dlm_convert_again(struct rdmalock_dlm_lkb *lkb, int err)
 {
-	return err && rdmalock_lock_mode(lkb->lk) != RDMALOCK_MODE_NL &&
-	       !READ_ONCE(lkb->ls->dropping) && rdmalock_domain_member(lkb->ls->dom);
+	unsigned int mode = rdmalock_dlm_modes[lkb->req_mode];
+
+	if (!err || err == -EOPNOTSUPP || READ_ONCE(lkb->ls->dropping) ||
+	    !rdmalock_domain_member(lkb->ls->dom))
+		return false;
+	if (rdmalock_lock_mode(lkb->lk) != RDMALOCK_MODE_NL) {
+		pr_err_ratelimited("lock %u: conversion from %d to %d: %d, asked again\n",
+				   lkb->lkid, lkb->mode, lkb->req_mode, err);
+		queue_delayed_work(lkb->ls->wq, &lkb->convert_down,
+				   msecs_to_jiffies(RDMALOCK_DLM_AST_DELAY_MS));
+		return true;
+	}
+	if (mode == RDMALOCK_MODE_NL)
+		return false;
+	pr_err_ratelimited("lock %u: conversion from %d to %d lost the lock: %d, asked for from NL\n",
+			   lkb->lkid, lkb->mode, lkb->req_mode, err);
+	return !rdmalock_lock_convert_async(lkb->lk, mode, 0, rdmalock_dlm_ended, lkb);
 }
 
 static void rdmalock_dlm_convert_down(struct work_struct *work)
@@ -265,14 +285,8 @@ static void rdmalock_dlm_convert_down(struct work_struct *work)
 						    convert_down);
 	int ret = rdmalock_lock_convert(lkb->lk, rdmalock_dlm_modes[lkb->req_mode]);
 
-	if (rdmalock_dlm_convert_again(lkb, ret)) {
-		pr_err_ratelimited("lock %u: conversion from %d to %d: %d, asked again\n",
-				   lkb->lkid, lkb->mode, lkb->req_mode, ret);
-		queue_delayed_work(lkb->ls->wq, &lkb->convert_down,
-				   msecs_to_jiffies(RDMALOCK_DLM_AST_DELAY_MS));
-		return;
-	}
-	rdmalock_dlm_ended(lkb, ret);
+	if (!rdmalock_dlm_convert_again(lkb, ret))
+		rdmalock_dlm_ended(lkb, ret);
 }
 
 static void rdmalock_dlm_fail(struct work_struct *work)

@@ -245,8 +245,8 @@ int rdmalock_convert(struct rdmalock_lock *lk, unsigned int mode,
  * error that lost the lock, as rdmalock_unlock() reports it (-ENOLCK,
  * -ENOTCONN), or of a verb: @lk holds NL then, and, from PW or EX with an
  * LVB, the LVB may not have been written back; but for a verb's error
- * writing the LVB back before an exclusive holder converts down, which
- * changed nothing. rdmalock_lock_mode() says which.
+ * writing the LVB back before an exclusive word is converted down to a
+ * shared one, which changed nothing. rdmalock_lock_mode() says which.
  */
 int rdmalock_lock_convert(struct rdmalock_lock *lk, unsigned int mode)
 {

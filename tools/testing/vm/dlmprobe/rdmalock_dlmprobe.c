@@ -34,6 +34,7 @@ static int status;
 module_param(status, int, 0444);
 MODULE_PARM_DESC(status, "The sb_status of the last request's ast");
 
+/* Set and read under the parameters' lock, which "convert" is written under. */
 static dlm_lockspace_t *dlmprobe_ls;
 static struct dlm_lksb dlmprobe_lksb;
 static char dlmprobe_lvb[32];
@@ -44,14 +45,15 @@ static void dlmprobe_ast(void *arg)
 	complete(&dlmprobe_ast_done);
 }
 
-/* Asks for @mode, converting with DLM_LKF_CONVERT, and waits for the ast. */
-static int dlmprobe_request(int mode, u32 flags)
+/* Asks @ls for @mode, converting with DLM_LKF_CONVERT; waits for the ast. */
+static int dlmprobe_request(dlm_lockspace_t *ls, int mode, u32 flags)
 {
+	static const char name[] = "probe";
 	int ret;
 
 	reinit_completion(&dlmprobe_ast_done);
-	ret = dlm_lock(dlmprobe_ls, mode, &dlmprobe_lksb, flags | DLM_LKF_VALBLK,
-		       "probe", 5, 0, dlmprobe_ast, NULL, NULL);
+	ret = dlm_lock(ls, mode, &dlmprobe_lksb, flags | DLM_LKF_VALBLK,
+		       name, sizeof(name) - 1, 0, dlmprobe_ast, NULL, NULL);
 	if (ret)
 		return ret;
 	if (!wait_for_completion_timeout(&dlmprobe_ast_done,
@@ -66,13 +68,13 @@ static int dlmprobe_convert(const char *val, const struct kernel_param *kp)
 {
 	int mode, ret;
 
-	/* Also called for a value given at load, before there is a lock. */
+	/* Also called for a value given at load, and in exit: no lock then. */
 	if (!dlmprobe_ls)
 		return -EINVAL;
 	ret = kstrtoint(val, 0, &mode);
 	if (ret)
 		return ret;
-	return dlmprobe_request(mode, DLM_LKF_CONVERT);
+	return dlmprobe_request(dlmprobe_ls, mode, DLM_LKF_CONVERT);
 }
 
 static const struct kernel_param_ops dlmprobe_convert_ops = {
@@ -91,20 +93,28 @@ static int __init dlmprobe_init(void)
 				NULL, NULL, NULL, &ls);
 	if (ret)
 		return ret;
-	dlmprobe_ls = ls;
-	ret = dlmprobe_request(DLM_LOCK_EX, 0);
+	ret = dlmprobe_request(ls, DLM_LOCK_EX, 0);
 	if (!ret && status)
 		ret = status < 0 ? status : -EPROTO;
 	if (ret) {
 		dlm_release_lockspace(ls, 2);
-		dlmprobe_ls = NULL;
+		return ret;
 	}
-	return ret;
+	kernel_param_lock(THIS_MODULE);
+	dlmprobe_ls = ls;
+	kernel_param_unlock(THIS_MODULE);
+	return 0;
 }
 
 static void __exit dlmprobe_exit(void)
 {
-	dlm_release_lockspace(dlmprobe_ls, 2);
+	dlm_lockspace_t *ls;
+
+	kernel_param_lock(THIS_MODULE);
+	ls = dlmprobe_ls;
+	dlmprobe_ls = NULL;
+	kernel_param_unlock(THIS_MODULE);
+	dlm_release_lockspace(ls, 2);
 }
 
 module_init(dlmprobe_init);

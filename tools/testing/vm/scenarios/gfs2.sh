@@ -210,9 +210,11 @@ converted_down_after_destroy() {
 	local probe=/sys/module/rdmalock_dlmprobe/parameters status rc=0
 
 	rdmalockctl domain create probe --node-id 0 --nodes "${VMTEST_NODES%%,*}" \
-		--key-file "$(key_file)" --port 7502 --algo "$GFS2_ALGO" --named &&
-		insmod /lib/rdmalock/rdmalock_dlmprobe.ko lockspace=probe || return 1
+		--key-file "$(key_file)" --port 7502 --algo "$GFS2_ALGO" --named ||
+		return 1
+	insmod /lib/rdmalock/rdmalock_dlmprobe.ko lockspace=probe || rc=1
 	rdmalockctl domain destroy probe || rc=1
+	[ $rc -eq 0 ] || return 1
 	echo 3 >$probe/convert || rc=1
 	status=$(cat $probe/status)
 	rmmod rdmalock_dlmprobe || rc=1
@@ -746,7 +748,7 @@ phase() {
 			tap_check "rdmalock: a mount on a domain without named locks fails" \
 				unnamed_refused
 		[ "$VMTEST_NODE" -ne 0 ] ||
-			tap_check "rdmalock: a DLM lock converted down from EX in a destroyed domain is told done" \
+			tap_check "rdmalock: a conversion down from EX in a destroyed domain is done" \
 				converted_down_after_destroy
 		barrier unnamed-refused
 		tap_check "rdmalock: a domain with named locks for lockspace $FS" \
