@@ -3,8 +3,8 @@
  * rdmalock_dlmprobe: a test-only DLM client of rdmalock_dlm.ko, asking
  * what GFS2 asks where GFS2 cannot be made to ask it on demand.
  *
- * At load it joins the lockspace @lockspace and holds the lock "probe"
- * EX, with an LVB, as GFS2 holds a glock. A DLM mode written to its
+ * At load it joins the lockspace @lockspace and holds the lock @id EX,
+ * with an LVB and a blocking callback, as GFS2 holds a glock. A DLM mode written to its
  * parameter "convert" converts the lock, as GFS2's demotes do, and
  * "status" then reads the sb_status of the conversion's ast: what GFS2's
  * gdlm_ast() would read. Unloading leaves the lockspace, which releases
@@ -12,6 +12,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <asm/byteorder.h>
 #include <linux/completion.h>
 #include <linux/dlm.h>
 #include <linux/jiffies.h>
@@ -25,6 +26,11 @@
 static char *lockspace = "probe";
 module_param(lockspace, charp, 0444);
 MODULE_PARM_DESC(lockspace, "The lockspace to join: an rdmalock domain with named locks");
+
+/* An eight-byte name is homed as the id it spells (names.c): on id % nodes. */
+static ulong id;
+module_param(id, ulong, 0444);
+MODULE_PARM_DESC(id, "The lock's name, as eight big-endian bytes");
 
 static char *cluster = "rdmalock";
 module_param(cluster, charp, 0444);
@@ -45,15 +51,21 @@ static void dlmprobe_ast(void *arg)
 	complete(&dlmprobe_ast_done);
 }
 
+/* A holder with a blocking callback must be heard by requesters: GFS2's are. */
+static void dlmprobe_bast(void *arg, int mode)
+{
+	pr_info("%s: blocking callback, mode %d\n", lockspace, mode);
+}
+
 /* Asks @ls for @mode, converting with DLM_LKF_CONVERT; waits for the ast. */
 static int dlmprobe_request(dlm_lockspace_t *ls, int mode, u32 flags)
 {
-	static const char name[] = "probe";
+	__be64 name = cpu_to_be64(id);
 	int ret;
 
 	reinit_completion(&dlmprobe_ast_done);
 	ret = dlm_lock(ls, mode, &dlmprobe_lksb, flags | DLM_LKF_VALBLK,
-		       name, sizeof(name) - 1, 0, dlmprobe_ast, NULL, NULL);
+		       &name, sizeof(name), 0, dlmprobe_ast, NULL, dlmprobe_bast);
 	if (ret)
 		return ret;
 	if (!wait_for_completion_timeout(&dlmprobe_ast_done,
