@@ -9,15 +9,17 @@
  * that waits for nobody (to NL, from PW or EX), rdmalock_lock_convert()
  * on the lockspace's own work queue, so that a demote never waits for a
  * worker of the request queue, whose requests may wait for other nodes'
- * demotes; the request's end fills the lksb and calls the ast, 100 ms
- * later for a failed request without NOQUEUE (RDMALOCK_DLM_AST_DELAY_MS),
- * which GFS2 would ask for again at once, and cancel then. A conversion
- * that waits for nobody never fails, as in DLM: GFS2 takes a failed one
- * from EX for a bug. While this node is a member, one that failed is
- * asked for again (rdmalock_dlm_convert_again()); once it is not, one
- * that lost the lock, as a fenced node's do, is told as done
- * (rdmalock_dlm_ended()). The handle's blocking callback is the bast.
- * dlm_unlock() releases the lock
+ * demotes (but one that lost its lock, and asks for it again there); the
+ * request's end fills the lksb and calls the ast, 100 ms later for a
+ * failed request without NOQUEUE (RDMALOCK_DLM_AST_DELAY_MS), which GFS2
+ * would ask for again at once, and cancel then. A conversion that waits
+ * for nobody never fails, as in DLM: GFS2 takes a failed one from EX for
+ * a bug. While this node is a member, one that failed is asked for again
+ * until granted (rdmalock_dlm_convert_again()), and it cannot be
+ * cancelled, as DLM's cannot; once this node is not a member, or the
+ * lockspace is being released, one that lost the lock, as a fenced
+ * node's do, is told as done (rdmalock_dlm_ended()). The handle's
+ * blocking callback is the bast. dlm_unlock() releases the lock
  * on the lockspace's work queue, and that ends with the ast, status
  * -DLM_EUNLOCK; with DLM_LKF_CANCEL it cancels the request under way,
  * whose ast then says -DLM_ECANCEL, or 0 when the grant came first, as
@@ -66,6 +68,8 @@
  * @held: a request of it was granted once: the lock exists until unlocked
  * @unlocking: @work releases the lock and calls @ast; else it only frees
  * @noqueue: the request under way was asked with DLM_LKF_NOQUEUE
+ * @reacquire: the conversion under way, which waits for nobody, lost the
+ *	lock: its mode is asked for from NL, on the request queue
  * @failure: why its request under way failed before it started
  * @work: the end of the lock, out of the caller's context
  * @convert_down: a conversion that waits for nobody, out of the caller's
@@ -89,6 +93,7 @@ struct rdmalock_dlm_lkb {
 	bool held;
 	bool unlocking;
 	bool noqueue;
+	bool reacquire;
 	int failure;
 	struct work_struct work;
 	struct delayed_work convert_down;
@@ -187,26 +192,60 @@ static bool rdmalock_dlm_may_wait(int from, int to)
 	return to != DLM_LOCK_NL && from != DLM_LOCK_PW && from != DLM_LOCK_EX;
 }
 
+/*
+ * A conversion that waits for nobody failed with @err while this node is
+ * a member: as DLM's, it does not fail. One that changed nothing (a
+ * verb's error writing the LVB back), its lock still held in the old
+ * mode, is asked for again; one that left the handle in NL asks for its
+ * mode again from NL, an acquisition (@lkb->reacquire), until granted.
+ *
+ * Return: true when asked for again: the ast comes later.
+ */
+static bool rdmalock_dlm_convert_again(struct rdmalock_dlm_lkb *lkb, int err)
+{
+	/* The domain's or the caller's errors, which no retry changes. */
+	if (err == -EOPNOTSUPP || err == -EINVAL || err == -EBUSY ||
+	    READ_ONCE(lkb->ls->dropping) || !rdmalock_domain_member(lkb->ls->dom))
+		return false;
+	if (rdmalock_lock_mode(lkb->lk) != RDMALOCK_MODE_NL) {
+		pr_err_ratelimited("lock %u: conversion from %d to %d: %d, asked again\n",
+				   lkb->lkid, lkb->mode, lkb->req_mode, err);
+	} else if (lkb->req_mode != DLM_LOCK_NL) {
+		pr_err_ratelimited("lock %u: conversion from %d to %d lost the lock: %d, asked for from NL\n",
+				   lkb->lkid, lkb->mode, lkb->req_mode, err);
+		WRITE_ONCE(lkb->reacquire, true);
+	} else {
+		return false;
+	}
+	queue_delayed_work(lkb->ls->wq, &lkb->convert_down,
+			   msecs_to_jiffies(RDMALOCK_DLM_AST_DELAY_MS));
+	return true;
+}
+
 /* The completion of rdmalock_lock_async() and _convert_async(). */
 static void rdmalock_dlm_ended(void *arg, int status)
 {
 	struct rdmalock_dlm_lkb *lkb = arg;
 	struct dlm_lksb *lksb = lkb->lksb;
 
-	lksb->sb_flags = 0;
 	if (status && lkb->held && !rdmalock_dlm_may_wait(lkb->mode, lkb->req_mode)) {
+		if (rdmalock_dlm_convert_again(lkb, status))
+			return;
 		/*
 		 * DLM never fails such a conversion, and GFS2 would take the
 		 * mode it held for an answer, from EX a bug. What failed left
 		 * the handle in NL, as a release to NL does, or this node is
-		 * out of the view, or the lock, lost, was not had again: it is
-		 * lost, as every lock of a fenced node is, its storage cut off
-		 * (Documentation/gfs2.rst).
+		 * out of the view, or its lockspace is being released: the
+		 * lock is lost, as every lock of a fenced node is, its storage
+		 * cut off (Documentation/gfs2.rst). (-EOPNOTSUPP, which keeps
+		 * the word, is for domains with lease recovery, never named.)
 		 */
 		pr_err_ratelimited("lock %u: conversion from %d to %d: %d, told as done\n",
 				   lkb->lkid, lkb->mode, lkb->req_mode, status);
 		status = 0;
 	}
+	lkb->reacquire = false;
+	lksb->sb_flags = 0;
 	if (!status) {
 		lkb->held = true;
 		lkb->mode = lkb->req_mode;
@@ -249,43 +288,29 @@ static void rdmalock_dlm_finish(struct work_struct *work)
 }
 
 /*
- * A conversion that waits for nobody failed with @err while this node is
- * a member: as DLM's, it does not fail. One that changed nothing (a
- * verb's error writing the LVB back), its lock still held in the old
- * mode, is asked for again; one that left the handle in NL asks for its
- * mode again from NL, an acquisition, whose grant the ast then tells.
- *
- * Return: true when asked for again: the ast comes later.
+ * A conversion that waits for nobody; or, once it lost the lock, its mode
+ * asked for from NL on the request queue, unless the lockspace is being
+ * released: under the lock its release takes to cancel every request.
  */
-static bool rdmalock_dlm_convert_again(struct rdmalock_dlm_lkb *lkb, int err)
-{
-	unsigned int mode = rdmalock_dlm_modes[lkb->req_mode];
-
-	if (!err || err == -EOPNOTSUPP || READ_ONCE(lkb->ls->dropping) ||
-	    !rdmalock_domain_member(lkb->ls->dom))
-		return false;
-	if (rdmalock_lock_mode(lkb->lk) != RDMALOCK_MODE_NL) {
-		pr_err_ratelimited("lock %u: conversion from %d to %d: %d, asked again\n",
-				   lkb->lkid, lkb->mode, lkb->req_mode, err);
-		queue_delayed_work(lkb->ls->wq, &lkb->convert_down,
-				   msecs_to_jiffies(RDMALOCK_DLM_AST_DELAY_MS));
-		return true;
-	}
-	if (mode == RDMALOCK_MODE_NL)
-		return false;
-	pr_err_ratelimited("lock %u: conversion from %d to %d lost the lock: %d, asked for from NL\n",
-			   lkb->lkid, lkb->mode, lkb->req_mode, err);
-	return !rdmalock_lock_convert_async(lkb->lk, mode, 0, rdmalock_dlm_ended, lkb);
-}
-
 static void rdmalock_dlm_convert_down(struct work_struct *work)
 {
 	struct rdmalock_dlm_lkb *lkb = container_of(to_delayed_work(work),
 						    struct rdmalock_dlm_lkb,
 						    convert_down);
-	int ret = rdmalock_lock_convert(lkb->lk, rdmalock_dlm_modes[lkb->req_mode]);
+	unsigned int mode = rdmalock_dlm_modes[lkb->req_mode];
+	struct rdmalock_dlm_ls *ls = lkb->ls;
+	int ret = -ECANCELED;
 
-	if (!rdmalock_dlm_convert_again(lkb, ret))
+	if (!lkb->reacquire) {
+		rdmalock_dlm_ended(lkb, rdmalock_lock_convert(lkb->lk, mode));
+		return;
+	}
+	xa_lock(&ls->lkbs);
+	if (!READ_ONCE(ls->dropping))
+		ret = rdmalock_lock_convert_async(lkb->lk, mode, 0,
+						  rdmalock_dlm_ended, lkb);
+	xa_unlock(&ls->lkbs);
+	if (ret)
 		rdmalock_dlm_ended(lkb, ret);
 }
 
@@ -511,6 +536,8 @@ static int rdmalock_dlm_cancel(struct rdmalock_dlm_ls *ls, u32 lkid)
 		ret = -EINVAL;
 	else if (rdmalock_dlm_ast_now(lkb, true))
 		ret = 0;
+	else if (READ_ONCE(lkb->reacquire))
+		ret = -EBUSY;	/* a conversion down, which DLM does not cancel */
 	else if (!lkb->lk || rdmalock_lock_cancel(lkb->lk))
 		ret = -EBUSY;	/* none, or one without a handle, ending */
 	else

@@ -240,7 +240,8 @@ int rdmalock_convert(struct rdmalock_lock *lk, unsigned int mode,
  * algorithm cannot grant now without letting go (others hold the lock or
  * wait for it; or a ShiftLock domain with lease recovery): @lk keeps its
  * mode; -EOPNOTSUPP from exclusive to shared in a ShiftLock domain with
- * lease recovery: likewise; -ESHUTDOWN when the domain was destroyed. From NL,
+ * lease recovery: likewise; -ESHUTDOWN when the domain was destroyed
+ * (before the conversion began: after it, @lk holds NL). From NL,
  * an error of rdmalock_lock(): @lk still holds NL. Otherwise the
  * error that lost the lock, as rdmalock_unlock() reports it (-ENOLCK,
  * -ENOTCONN), or of a verb: @lk holds NL then, and, from PW or EX with an

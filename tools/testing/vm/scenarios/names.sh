@@ -547,20 +547,27 @@ converted_down_with_fault() {
 		dmesg | grep -q "$2"
 }
 
+# told_done: how many conversions rdmalock_dlm.ko told as done.
+told_done() { dmesg | grep -c 'rdmalock_dlm: lock [0-9]*: conversion .*, told as done$'; }
+
 # dlm_converts_again: rdmalock_dlm.ko's conversions down from EX that
 # fail are not failed, while this node is a member: GFS2 was told
 # -EAGAIN and would have reached a GLOCK_BUG_ON (Documentation/gfs2.rst).
-# Id 31 of nm-shift is homed on node 1. When the LVB's write-back (an
-# RDMA WRITE) fails, the conversion changed nothing and is asked for
-# again. The lone PR converts up again. When the post of the holder's
-# interest at the home (a CAS) fails once the word is converted, the
-# handle is left in NL, and PR is asked for again from NL. Under lockdep
-# and KASAN, and kmemleak's last scan, as GFS2 is not here.
+# The lock, id DLM_ID of nm-shift, is homed on node 1. When the LVB's
+# write-back (an RDMA WRITE) fails, the conversion changed nothing and
+# is asked for again. The lone PR converts up again. When the post of
+# the holder's interest at the home (a CAS) fails once the word is
+# converted, the handle is left in NL, and PR is asked for again from
+# NL: held again, it refuses a writer and admits a reader. Neither was
+# told as done. Under lockdep and KASAN, and kmemleak's last scan, as
+# GFS2 is not here.
+DLM_ID=$((10 * n + 1))
 dlm_converts_again() {
-	local probe=/sys/module/rdmalock_dlmprobe/parameters rc=0
+	local probe=/sys/module/rdmalock_dlmprobe/parameters rc=0 told
 
+	told=$(told_done)
 	insmod /lib/rdmalock/rdmalock_dlm.ko || return 1
-	insmod /lib/rdmalock/rdmalock_dlmprobe.ko lockspace=nm-shift id=31 || {
+	insmod /lib/rdmalock/rdmalock_dlmprobe.ko lockspace=nm-shift id=$DLM_ID || {
 		rmmod rdmalock_dlm
 		return 1
 	}
@@ -570,6 +577,9 @@ dlm_converts_again() {
 	converted_down_with_fault 0x4 \
 		'rdmalock_dlm: lock [0-9]*: conversion from 5 to 3 lost the lock: -[0-9]*, asked for from NL$' ||
 		rc=1
+	try_says 'Resource temporarily unavailable' nm-shift $DLM_ID || rc=1
+	ctl lock nm-shift $DLM_ID --shared --try -- true || rc=1
+	[ "$(told_done)" -eq "$told" ] || rc=1
 	rmmod rdmalock_dlmprobe && rmmod rdmalock_dlm || rc=1
 	return $rc
 }
