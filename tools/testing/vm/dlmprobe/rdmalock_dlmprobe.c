@@ -4,10 +4,10 @@
  * what GFS2 asks where GFS2 cannot be made to ask it on demand.
  *
  * At load it joins the lockspace @lockspace and holds the lock @id EX,
- * with an LVB and a blocking callback, as GFS2 holds a glock. A DLM mode written to its
- * parameter "convert" converts the lock, as GFS2's demotes do, and
- * "status" then reads the sb_status of the conversion's ast: what GFS2's
- * gdlm_ast() would read. Unloading leaves the lockspace, which releases
+ * with an LVB and a blocking callback, as GFS2 holds a glock. A DLM mode
+ * written to its parameter "convert" converts the lock, as GFS2's demotes
+ * do, and "status" then reads the sb_status of the conversion's ast:
+ * what GFS2's gdlm_ast() would read. Unloading leaves the lockspace, which releases
  * the lock.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt

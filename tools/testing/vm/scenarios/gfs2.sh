@@ -207,7 +207,7 @@ unnamed_refused() {
 # destroyed under it, as every lock of a fenced node is lost; converted
 # down to PR (DLM_LOCK_PR, 3), its ast must say 0, not -ETIMEDOUT.
 converted_down_after_destroy() {
-	local probe=/sys/module/rdmalock_dlmprobe/parameters status rc=0
+	local status rc=0
 
 	rdmalockctl domain create probe --node-id 0 --nodes "${VMTEST_NODES%%,*}" \
 		--key-file "$(key_file)" --port 7502 --algo "$GFS2_ALGO" --named ||
@@ -215,8 +215,7 @@ converted_down_after_destroy() {
 	insmod /lib/rdmalock/rdmalock_dlmprobe.ko lockspace=probe || rc=1
 	rdmalockctl domain destroy probe || rc=1
 	[ $rc -eq 0 ] || return 1
-	echo 3 >$probe/convert || rc=1
-	status=$(cat $probe/status)
+	status=$(dlmprobe_convert 3) || rc=1
 	rmmod rdmalock_dlmprobe || rc=1
 	echo "its conversion from EX to PR ended with status $status"
 	[ $rc -eq 0 ] && [ "$status" = 0 ]
@@ -805,8 +804,8 @@ phase() {
 
 # Per lock manager: 7 checks (8 with GFS2_HELD), 2 more on node 0, 2
 # more for rdmalock (its domain; 4 on node 0, which tries one without
-# named locks and a conversion in a destroyed domain first), 1 for dlm (configfs), 1 for the benchmark; with a
-# cut, 6 on the victim and 5 on the others; with a death, 3 more on the
+# named locks and a conversion in a destroyed domain first), 1 for dlm
+# (configfs), 1 for the benchmark; with a cut, 6 on the victim and 5 on the others; with a death, 3 more on the
 # survivors, and the victim's 2 last ones become 1. Node 0 checks the
 # benchmark's table.
 plan=0

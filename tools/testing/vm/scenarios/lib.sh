@@ -703,6 +703,12 @@ faults_off() {
 
 injected() { cat "$FAULTS/$1/injected"; }
 
+# dlmprobe_convert MODE: rdmalock_dlmprobe.ko (tools/testing/vm/dlmprobe/)
+# converts its lock to DLM mode MODE (NL 0, CR 1, CW 2, PR 3, PW 4, EX 5)
+# and prints the sb_status its ast read.
+DLMPROBE=/sys/module/rdmalock_dlmprobe/parameters
+dlmprobe_convert() { echo "$1" >$DLMPROBE/convert && cat $DLMPROBE/status; }
+
 # Holders and waiters in the background, each named by a TAG; their
 # output and exit status are in /tmp/hold-TAG.* and /tmp/wait-TAG.*.
 #

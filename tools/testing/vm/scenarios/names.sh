@@ -534,14 +534,13 @@ name_refused() {
 # VERBS (a mask of 1 << RDMALOCK_VERB_*) to node 1 fails at post: its
 # ast says 0, and the kernel logged LINE.
 converted_down_with_fault() {
-	local probe=/sys/module/rdmalock_dlmprobe/parameters i0 rc=0 status
+	local i0 rc=0 status
 
 	i0=$(injected fail_verb)
 	fault fail_verb nodes=0x2 verbs="$1" completion=0 interval=1 times=1 verbose=0 \
 		probability=100 || rc=1
-	echo 3 >$probe/convert || rc=1
+	status=$(dlmprobe_convert 3) || rc=1
 	faults_off || rc=1
-	status=$(cat $probe/status)
 	echo "down to PR: status $status, $(($(injected fail_verb) - i0)) injected" >&2
 	[ "$rc" -eq 0 ] && [ "$status" = 0 ] && [ $(($(injected fail_verb) - i0)) -eq 1 ] &&
 		dmesg | grep -q "$2"
@@ -563,7 +562,7 @@ told_done() { dmesg | grep -c 'rdmalock_dlm: lock [0-9]*: conversion .*, told as
 # GFS2 is not here.
 DLM_ID=$((10 * n + 1))
 dlm_converts_again() {
-	local probe=/sys/module/rdmalock_dlmprobe/parameters rc=0 told
+	local rc=0 told
 
 	told=$(told_done)
 	insmod /lib/rdmalock/rdmalock_dlm.ko || return 1
@@ -573,7 +572,7 @@ dlm_converts_again() {
 	}
 	converted_down_with_fault 0x2 \
 		'rdmalock_dlm: lock [0-9]*: conversion from 5 to 3: -[0-9]*, asked again$' || rc=1
-	echo 5 >$probe/convert && [ "$(cat $probe/status)" = 0 ] || rc=1
+	[ "$(dlmprobe_convert 5)" = 0 ] || rc=1
 	converted_down_with_fault 0x4 \
 		'rdmalock_dlm: lock [0-9]*: conversion from 5 to 3 lost the lock: -[0-9]*, asked for from NL$' ||
 		rc=1
